@@ -1,0 +1,46 @@
+export type Outcome = 'delivered' | 'failed' | 'pending';
+
+/** The service's status codes, in the order the interface lists them (for option lists). */
+export const STATUSES = [
+	'ENROUTE',
+	'DELIVRD',
+	'EXPIRED',
+	'DELETED',
+	'UNDELIV',
+	'ACCEPTD',
+	'UNKNOWN',
+	'REJECTD',
+] as const;
+
+export type Status = (typeof STATUSES)[number];
+
+const OUTCOMES: Readonly<Record<Status, Outcome>> = {
+	ENROUTE: 'pending',
+	DELIVRD: 'delivered',
+	// ACCEPTD: the network read it on the user's behalf; for the sender it arrived.
+	ACCEPTD: 'delivered',
+	EXPIRED: 'failed',
+	DELETED: 'failed',
+	UNDELIV: 'failed',
+	REJECTD: 'failed',
+	// UNKNOWN is a documented final state ("invalid state"), not "we don't know yet".
+	UNKNOWN: 'failed',
+};
+
+export function isStatus(status: string): status is Status {
+	return Object.prototype.hasOwnProperty.call(OUTCOMES, status);
+}
+
+/**
+ * A code the interface does not list is treated as pending, i.e. not final: calling it final
+ * would make a watcher stop following a message that may still change, while treating it as
+ * pending only costs another look. The raw code is always kept beside the outcome.
+ */
+export function outcomeOf(status: string): Outcome {
+	const code = status.trim().toUpperCase();
+	return isStatus(code) ? OUTCOMES[code] : 'pending';
+}
+
+export function isFinal(status: string): boolean {
+	return outcomeOf(status) !== 'pending';
+}
