@@ -1,0 +1,80 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { STATUSES, type Status } from './domain/status';
+
+/** The Accept format option, shared by every operation and the trigger. */
+export const formatOption: INodeProperties = {
+	displayName: 'Response Format',
+	name: 'format',
+	type: 'options',
+	default: 'json',
+	description:
+		'Format to ask the service for. Answers are read by their content, so a gateway that answers the other format still works.',
+	options: [
+		{ name: 'JSON', value: 'json' },
+		{ name: 'XML', value: 'xml' },
+	],
+};
+
+/** pairedItem for an output built from one or more input items. */
+export function pairedWith(itemIndexes: readonly number[]): IPairedItemData[] {
+	return [...new Set(itemIndexes)].sort((a, b) => a - b).map((item) => ({ item }));
+}
+
+/**
+ * Runs an operation on groups of input items (one item each, or all combined). A failure stops
+ * the node, or under Continue On Fail becomes an error item paired with the group.
+ */
+export async function forEachGroup(
+	context: IExecuteFunctions,
+	groups: readonly number[][],
+	work: (group: number[]) => Promise<INodeExecutionData[]>,
+): Promise<INodeExecutionData[]> {
+	const output: INodeExecutionData[] = [];
+	for (const group of groups) {
+		try {
+			output.push(...(await work(group)));
+		} catch (error) {
+			const nodeError = asNodeError(context, error, group[0]);
+			if (!context.continueOnFail()) throw nodeError;
+			output.push(errorItem(nodeError, group));
+		}
+	}
+	return output;
+}
+
+/** The output item for a failure under Continue On Fail. */
+export function errorItem(error: NodeApiError | NodeOperationError, itemIndexes: readonly number[]): INodeExecutionData {
+	const { message, description } = error;
+	return {
+		json: { error: message, ...(description ? { description } : {}) },
+		pairedItem: pairedWith(itemIndexes),
+	};
+}
+
+function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+}
+
+/** The interface's meaning of each status, shown beside the option. */
+const STATUS_MEANINGS: Record<Status, string> = {
+	ENROUTE: 'On its way; not final yet',
+	DELIVRD: 'Delivered to the phone',
+	EXPIRED: 'Validity period ran out',
+	DELETED: 'Deleted',
+	UNDELIV: 'Undeliverable',
+	ACCEPTD: 'Read by the network for the user',
+	UNKNOWN: 'In an invalid state',
+	REJECTD: 'Rejected by the network',
+};
+
+/** Narrow the reports to some statuses; shared by Get Status and the trigger. */
+export const statusFilterOption: INodeProperties = {
+	displayName: 'Only Statuses',
+	name: 'statuses',
+	type: 'multiOptions',
+	default: [],
+	description: 'Keep only reports in these statuses. Empty keeps all.',
+	options: STATUSES.map((status) => ({ name: status, value: status, description: STATUS_MEANINGS[status] })),
+};

@@ -1,0 +1,292 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	IPollFunctions,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+
+import { parseBody, type WireFormat } from './domain/body';
+import { isValidTimeZone } from './domain/dates';
+import {
+	readSendResponse,
+	readStatusResponse,
+	ResponseShapeError,
+	type RawReport,
+	type SendResponse,
+} from './domain/responses';
+
+/** The one place that talks HTTP to the service: used by BulkSms and BulkSms Trigger. */
+
+export type BulkSmsFunctions = IExecuteFunctions | IPollFunctions;
+
+export interface CallOptions {
+	format: WireFormat;
+	itemIndex?: number;
+}
+
+export interface ServiceSettings {
+	baseUrl: string;
+	timeZone: string;
+}
+
+export interface SendRequest {
+	destinations: readonly string[];
+	message: string;
+	validity_period?: string;
+}
+
+interface HttpAnswer {
+	statusCode: number;
+	headers: IDataObject;
+	body: string;
+}
+
+const CREDENTIAL = 'bulkSmsApi';
+const TIMEOUT_MS = 60_000;
+const MAX_ATTEMPTS = 3;
+const MAX_RETRY_WAIT_MS = 30_000;
+const ACCEPT: Record<WireFormat, string> = { json: 'application/json', xml: 'application/xml' };
+
+/** Reads the credential's settings that node code needs (never the secrets). */
+export async function serviceSettings(
+	this: BulkSmsFunctions,
+	itemIndex = 0,
+): Promise<ServiceSettings> {
+	const credentials = await this.getCredentials(CREDENTIAL, itemIndex);
+	const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
+	if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
+		throw new NodeOperationError(this.getNode(), 'The Base URL in the Bulk SMS credential is not an http(s) address', {
+			description: `Set it to the service address, e.g. https://sms.example.com or http://127.0.0.1:8555 for the sandbox (got "${baseUrl.slice(0, 60)}").`,
+			itemIndex,
+		});
+	}
+	const timeZone = String(credentials.timeZone || 'UTC').trim();
+	if (!isValidTimeZone(timeZone)) {
+		throw new NodeOperationError(this.getNode(), `Unknown time zone "${timeZone}" in the Bulk SMS credential`, {
+			description: 'Use an IANA time zone name such as UTC, Europe/London or America/New_York.',
+			itemIndex,
+		});
+	}
+	return { baseUrl, timeZone };
+}
+
+/**
+ * Submits one batch. A send is not idempotent, so it is repeated only when the service
+ * certainly did not take it; any other failure is reported, never retried.
+ */
+export async function sendBatch(
+	this: BulkSmsFunctions,
+	request: SendRequest,
+	options: CallOptions,
+): Promise<SendResponse> {
+	const form = new URLSearchParams({
+		destination: request.destinations.join(','),
+		message: request.message,
+	});
+	if (request.validity_period) form.set('validity_period', request.validity_period);
+	const answer = await call.call(
+		this,
+		{
+			method: 'POST',
+			url: '/api/sms/send',
+			body: form.toString(),
+			headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+		},
+		{ ...options, idempotent: false },
+	);
+	return read(this, answer, readSendResponse, options);
+}
+
+/** Fetches the delivery reports of one batch; a read, so transient failures are retried. */
+export async function fetchReports(
+	this: BulkSmsFunctions,
+	batchId: string,
+	options: CallOptions,
+): Promise<RawReport[]> {
+	const answer = await call.call(
+		this,
+		{ method: 'GET', url: '/api/sms/get_status', qs: { batch_id: batchId } },
+		{ ...options, idempotent: true, notFound: `The service does not know batch ${batchId}` },
+	);
+	return read(this, answer, readStatusResponse, options);
+}
+
+interface CallPolicy extends CallOptions {
+	idempotent: boolean;
+	notFound?: string;
+}
+
+async function call(
+	this: BulkSmsFunctions,
+	request: Pick<IHttpRequestOptions, 'method' | 'url' | 'qs' | 'body' | 'headers'>,
+	policy: CallPolicy,
+): Promise<HttpAnswer> {
+	const { baseUrl } = await serviceSettings.call(this, policy.itemIndex);
+	const options: IHttpRequestOptions = {
+		...request,
+		baseURL: baseUrl,
+		headers: { ...request.headers, Accept: ACCEPT[policy.format] },
+		encoding: 'text',
+		json: false,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: TIMEOUT_MS,
+	};
+	for (let attempt = 1; ; attempt++) {
+		const answer = await attemptOnce.call(this, options, policy, attempt);
+		if (!('retryAfterMs' in answer)) return checkStatus.call(this, answer, policy);
+		await sleep(answer.retryAfterMs);
+	}
+}
+
+type Attempt = HttpAnswer | { retryAfterMs: number };
+
+async function attemptOnce(
+	this: BulkSmsFunctions,
+	options: IHttpRequestOptions,
+	policy: CallPolicy,
+	attempt: number,
+): Promise<Attempt> {
+	const canRetry = attempt < MAX_ATTEMPTS;
+	let answer: HttpAnswer;
+	try {
+		answer = toAnswer(
+			await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL, { ...options }),
+		);
+	} catch (error) {
+		const code = networkCode(error);
+		if (canRetry && isRetryableNetworkFailure(code, policy.idempotent)) {
+			return { retryAfterMs: backoffMs(attempt) };
+		}
+		throw networkError.call(this, code, policy);
+	}
+	if (canRetry && isRetryableStatus(answer.statusCode, policy.idempotent)) {
+		return { retryAfterMs: retryAfterMs(answer.headers, attempt) };
+	}
+	return answer;
+}
+
+/** Connection refused means nothing was written: safe for any call. Resets and timeouts only for reads. */
+function isRetryableNetworkFailure(code: string | undefined, idempotent: boolean): boolean {
+	if (code === 'ECONNREFUSED') return true;
+	return idempotent && ['ECONNRESET', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE'].includes(code ?? '');
+}
+
+/** 429 and 503 are answered before the service does the work; other 5xx only for reads. */
+function isRetryableStatus(status: number, idempotent: boolean): boolean {
+	if (status === 429 || status === 503) return true;
+	return idempotent && (status === 502 || status === 504 || status === 500);
+}
+
+function backoffMs(attempt: number): number {
+	return 500 * 2 ** (attempt - 1);
+}
+
+function retryAfterMs(headers: IDataObject, attempt: number): number {
+	const header = String(headers['retry-after'] ?? '').trim();
+	const seconds = Number(header);
+	if (header !== '' && Number.isFinite(seconds)) {
+		return Math.min(Math.max(seconds, 0) * 1000, MAX_RETRY_WAIT_MS);
+	}
+	const date = Date.parse(header);
+	if (!Number.isNaN(date)) return Math.min(Math.max(date - Date.now(), 0), MAX_RETRY_WAIT_MS);
+	return backoffMs(attempt);
+}
+
+function toAnswer(response: unknown): HttpAnswer {
+	const full = (response ?? {}) as { statusCode?: number; headers?: IDataObject; body?: unknown };
+	const body = full.body;
+	return {
+		statusCode: Number(full.statusCode ?? 0),
+		headers: full.headers ?? {},
+		body: typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '',
+	};
+}
+
+function networkCode(error: unknown): string | undefined {
+	for (let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 4; depth++) {
+		if (typeof cause.code === 'string' && /^E[A-Z_]+$/.test(cause.code)) return cause.code;
+		cause = cause.cause as typeof cause;
+	}
+	return undefined;
+}
+
+function networkError(
+	this: BulkSmsFunctions,
+	code: string | undefined,
+	policy: CallPolicy,
+): NodeApiError {
+	const unknownOutcome = !policy.idempotent && code !== 'ECONNREFUSED';
+	const message = unknownOutcome
+		? `The send's outcome is unknown: the connection failed (${code ?? 'no answer'}) after the request was sent`
+		: `Cannot reach the Bulk SMS service (${code ?? 'no answer'})`;
+	const description = unknownOutcome
+		? 'The service may or may not have accepted the batch, so it was not sent again. Check your message log or the service before resending these destinations.'
+		: 'Check the Base URL in the credential and that the service is running.';
+	// Only the error code travels on: the raw error holds the request, Authorization included.
+	return new NodeApiError(this.getNode(), { code: code ?? 'UNKNOWN' } as JsonObject, {
+		message,
+		description,
+		itemIndex: policy.itemIndex,
+	});
+}
+
+function checkStatus(this: BulkSmsFunctions, answer: HttpAnswer, policy: CallPolicy): HttpAnswer {
+	const status = answer.statusCode;
+	if (status >= 200 && status < 300) return answer;
+	const fail = (message: string, description: string) =>
+		new NodeApiError(this.getNode(), { status, excerpt: excerpt(answer.body) } as JsonObject, {
+			message,
+			description,
+			httpCode: String(status),
+			itemIndex: policy.itemIndex,
+		});
+	if (status === 401 || status === 403) {
+		throw fail(
+			`The service refused the credentials (HTTP ${status})`,
+			'Check the username and password in the Bulk SMS credential.',
+		);
+	}
+	if (status === 404 && policy.notFound) {
+		throw fail(policy.notFound, 'Check the batch ID: use the batch_id that Send returned, as text.');
+	}
+	if (status === 429) {
+		throw fail('The service is rate limiting requests (HTTP 429)', 'Wait a little and run again, or send fewer requests at once.');
+	}
+	if (status >= 500) {
+		throw fail(`The service failed (HTTP ${status})`, `It answered: ${excerpt(answer.body)}`);
+	}
+	throw fail(`The service answered HTTP ${status}`, `It answered: ${excerpt(answer.body)}`);
+}
+
+function read<T>(
+	context: BulkSmsFunctions,
+	answer: HttpAnswer,
+	reader: (data: unknown) => T,
+	options: CallOptions,
+): T {
+	const parsed = parseBody(answer.body);
+	const unreadable = (why: string) =>
+		new NodeApiError(context.getNode(), { status: answer.statusCode } as JsonObject, {
+			message: `The service's answer could not be read: ${why}`,
+			description: `HTTP ${answer.statusCode}, body starts: ${excerpt(answer.body)}`,
+			httpCode: String(answer.statusCode),
+			itemIndex: options.itemIndex,
+		});
+	if (!parsed) throw unreadable('it is neither JSON nor XML');
+	try {
+		return reader(parsed.data);
+	} catch (error) {
+		// The readers throw only ResponseShapeError, whose message names the field at fault.
+		throw unreadable((error as ResponseShapeError).message);
+	}
+}
+
+/** A short, single-line view of a body for error messages. */
+function excerpt(body: string): string {
+	const line = body.replace(/\s+/g, ' ').trim();
+	if (line === '') return '(empty)';
+	return line.length > 120 ? `${line.slice(0, 120)}…` : line;
+}
