@@ -1,0 +1,114 @@
+import {
+	formatValidity,
+	isValidTimeZone,
+	parseDeliveryDate,
+	zonedWallClockToInstant,
+} from '../../nodes/shared/domain/dates';
+
+describe('isValidTimeZone', () => {
+	it.each([
+		['UTC', true],
+		['Europe/Berlin', true],
+		['America/New_York', true],
+		['Asia/Kolkata', true],
+		['Mars/Olympus_Mons', false],
+		['', false],
+		['Europe/Berlin ', false],
+	])('%j → %s', (tz, valid) => {
+		expect(isValidTimeZone(tz)).toBe(valid);
+	});
+});
+
+describe('parseDeliveryDate', () => {
+	it.each([
+		// Both wire forms, fraction of 1, 2, 3 digits or none.
+		['2026-01-15 12:00:00.0', 'UTC', '2026-01-15T12:00:00.000+00:00'],
+		['2026-01-15 12:00:00.5', 'UTC', '2026-01-15T12:00:00.500+00:00'],
+		['2026-01-15 12:00:00.25', 'UTC', '2026-01-15T12:00:00.250+00:00'],
+		['2026-01-15 12:00:00.125', 'UTC', '2026-01-15T12:00:00.125+00:00'],
+		['2026-01-15 12:00:00', 'UTC', '2026-01-15T12:00:00.000+00:00'],
+		['260115120000', 'UTC', '2026-01-15T12:00:00.000+00:00'],
+		[' 260115120000 ', 'UTC', '2026-01-15T12:00:00.000+00:00'],
+		// Other zones, including negative and half-hour offsets.
+		['2026-01-15 12:00:00.0', 'Europe/Berlin', '2026-01-15T12:00:00.000+01:00'],
+		['2026-07-15 12:00:00.0', 'Europe/Berlin', '2026-07-15T12:00:00.000+02:00'],
+		['260115120000', 'America/New_York', '2026-01-15T12:00:00.000-05:00'],
+		['2026-07-04 23:59:59.9', 'America/New_York', '2026-07-04T23:59:59.900-04:00'],
+		['2026-01-15 12:00:00.0', 'Asia/Kolkata', '2026-01-15T12:00:00.000+05:30'],
+		['2024-02-29 00:00:00.0', 'UTC', '2024-02-29T00:00:00.000+00:00'],
+		// Spring forward: the local hour 02:00–03:00 does not exist; moved forward by the gap.
+		['2026-03-29 02:30:00.0', 'Europe/Berlin', '2026-03-29T03:30:00.000+02:00'],
+		['260329023000', 'Europe/Berlin', '2026-03-29T03:30:00.000+02:00'],
+		['2026-03-29 01:59:59.0', 'Europe/Berlin', '2026-03-29T01:59:59.000+01:00'],
+		['2026-03-29 03:00:00.0', 'Europe/Berlin', '2026-03-29T03:00:00.000+02:00'],
+		['2026-03-29 01:30:00.0', 'Europe/London', '2026-03-29T02:30:00.000+01:00'],
+		['2026-03-08 02:30:00.0', 'America/New_York', '2026-03-08T03:30:00.000-04:00'],
+		// Fall back: the local hour happens twice; the earlier instant (summer time) is taken.
+		['2026-10-25 02:30:00.0', 'Europe/Berlin', '2026-10-25T02:30:00.000+02:00'],
+		['2026-10-25 03:00:00.0', 'Europe/Berlin', '2026-10-25T03:00:00.000+01:00'],
+		['2026-10-25 01:30:00.0', 'Europe/London', '2026-10-25T01:30:00.000+01:00'],
+		['261101013000', 'America/New_York', '2026-11-01T01:30:00.000-04:00'],
+	])('%j in %s → %s', (raw, tz, iso) => {
+		expect(parseDeliveryDate(raw, tz)).toBe(iso);
+	});
+
+	it.each([[''], ['   ']])('%j (not delivered yet) → null', (raw) => {
+		expect(parseDeliveryDate(raw, 'Europe/Berlin')).toBeNull();
+	});
+
+	it.each([
+		['2026-02-30 00:00:00.0'],
+		['2026-13-01 00:00:00.0'],
+		['2026-01-01 24:00:00.0'],
+		['2026-01-01 12:60:00.0'],
+		['2026-01-01 12:00:00.1234'],
+		['2026-01-01'],
+		['26011512000'],
+		['2026-01-15T12:00:00Z'],
+		['yesterday'],
+	])('%j → throws what was expected', (raw) => {
+		expect(() => parseDeliveryDate(raw, 'UTC')).toThrow(
+			`delivery_date "${raw}" is not a date: expected yyyy-MM-dd HH:mm:ss.S or yyMMddHHmmss`,
+		);
+	});
+});
+
+describe('zonedWallClockToInstant', () => {
+	it.each([
+		[{ year: 2026, month: 3, day: 29, hour: 2, minute: 30, second: 0 }, 'Europe/Berlin', '2026-03-29T01:30:00.000Z'],
+		[{ year: 2026, month: 10, day: 25, hour: 2, minute: 30, second: 0 }, 'Europe/Berlin', '2026-10-25T00:30:00.000Z'],
+		[{ year: 2026, month: 6, day: 1, hour: 0, minute: 0, second: 0, millisecond: 7 }, 'America/New_York', '2026-06-01T04:00:00.007Z'],
+		// Lord Howe Island moves its clocks by 30 minutes: the gap is 30 minutes long.
+		[{ year: 2026, month: 10, day: 4, hour: 2, minute: 15, second: 0 }, 'Australia/Lord_Howe', '2026-10-03T15:45:00.000Z'],
+	])('%j in %s → %s', (wall, tz, iso) => {
+		expect(zonedWallClockToInstant(wall, tz).toISOString()).toBe(iso);
+	});
+});
+
+describe('formatValidity', () => {
+	it.each([
+		['2026-01-15T12:00:00Z', 'UTC', '260115120000'],
+		['2026-01-15T12:00:00Z', 'Europe/Berlin', '260115130000'],
+		['2026-07-15T12:00:00Z', 'Europe/Berlin', '260715140000'],
+		['2027-01-01T03:04:05Z', 'America/New_York', '261231220405'],
+		['2026-01-15T12:00:00Z', 'Asia/Kolkata', '260115173000'],
+		['2026-03-29T01:00:00Z', 'Europe/Berlin', '260329030000'],
+		['2026-10-25T00:30:00Z', 'Europe/Berlin', '261025023000'],
+		['2026-10-25T01:30:00Z', 'Europe/Berlin', '261025023000'],
+	])('%s in %s → %s', (instant, tz, expected) => {
+		expect(formatValidity(new Date(instant), tz)).toBe(expected);
+	});
+
+	it('round-trips through parseDeliveryDate', () => {
+		const at = new Date('2026-08-01T09:15:30Z');
+		expect(parseDeliveryDate(formatValidity(at, 'America/New_York'), 'America/New_York')).toBe(
+			'2026-08-01T05:15:30.000-04:00',
+		);
+	});
+
+	it('refuses a year yyMMddHHmmss cannot carry', () => {
+		expect(() => formatValidity(new Date('2100-06-01T00:00:00Z'), 'UTC')).toThrow(
+			'validity_period must fall in 2000..2099 (yyMMddHHmmss), got year 2100',
+		);
+	});
+});
