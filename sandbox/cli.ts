@@ -1,0 +1,217 @@
+/**
+ * `npm run sandbox`: starts the sandbox in the foreground and prints what to paste into the n8n
+ * credential. Every flag has an environment variable; a flag wins over its variable.
+ */
+import { parseArgs } from 'node:util';
+import type { FaultOptions } from './faults';
+import { DEFAULT_NETWORKS, type NetworkRule } from './numbers';
+import { DEMO_ACCOUNT, defaultOptions, type SandboxOptions } from './options';
+import { startSandbox, type Sandbox } from './server';
+import type { Account } from './store';
+
+export const USAGE = `Usage: npm run sandbox -- [flags]
+
+  --host HOST               SANDBOX_HOST          interface to bind (127.0.0.1)
+  --port N                  SANDBOX_PORT          port, 0 = any free port (8555)
+  --account USER:PASS:N     SANDBOX_ACCOUNTS      account with N credits; repeat the flag, or
+                                                  separate accounts with commas in the variable
+                                                  (default demo:demo-password:1000)
+  --credits N               SANDBOX_CREDITS       credits of the demo account (1000)
+  --time-scale X            SANDBOX_TIME_SCALE    the sandbox clock runs X times faster (1)
+  --final-after DURATION    SANDBOX_FINAL_AFTER   sandbox time from send to a final state (5s)
+  --time-zone ZONE          SANDBOX_TIME_ZONE     zone of validity_period and delivery_date (UTC)
+  --network PREFIX:ID:MAX   SANDBOX_NETWORKS      network for a country-code prefix, with its
+                                                  maximum validity, e.g. 44:23410:3d (repeatable)
+  --state-file PATH         SANDBOX_STATE_FILE    keep accounts, credits and batches in this file
+  --latency DURATION        SANDBOX_LATENCY       added to every /api response (0)
+  --error-500-rate R        SANDBOX_ERROR_500_RATE   share 0..1 of /api requests answered 500
+  --error-429-rate R        SANDBOX_ERROR_429_RATE   share answered 429 with Retry-After
+  --retry-after SECONDS     SANDBOX_RETRY_AFTER   Retry-After of injected 429s (1)
+  --drop-before-rate R      SANDBOX_DROP_BEFORE_RATE share dropped before processing
+  --drop-after-rate R       SANDBOX_DROP_AFTER_RATE  share dropped after processing (sent, no answer)
+  --rate-limit N/DURATION   SANDBOX_RATE_LIMIT    at most N /api requests per account per window
+  --fault-seed N            SANDBOX_FAULT_SEED    seed of the fault draws (1)
+  --no-admin                SANDBOX_ADMIN=false   do not serve /_sandbox/*
+  --quiet                   SANDBOX_QUIET=true    do not print one line per request
+  --help
+
+Durations: 250ms, 5s, 2m, 1h, 3d (a bare number is milliseconds).`;
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
+
+export function parseDuration(text: string): number {
+	const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(text.trim());
+	if (!m) throw new Error(`not a duration: "${text}" (e.g. 250ms, 5s, 2m, 1h, 3d)`);
+	return Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']);
+}
+
+function parseNumber(text: string, what: string, min = 0, max = Infinity): number {
+	const n = Number(text);
+	if (text.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+		throw new Error(`${what}: "${text}" is not a number from ${min} to ${max}`);
+	}
+	return n;
+}
+
+/** user:pass:credits; the password may itself hold colons (it is everything in between). */
+export function parseAccount(text: string): Account {
+	const first = text.indexOf(':');
+	const last = text.lastIndexOf(':');
+	if (first <= 0 || last === first) throw new Error(`account: "${text}" is not USER:PASSWORD:CREDITS`);
+	const credits = parseNumber(text.slice(last + 1), 'account credits');
+	if (!Number.isInteger(credits)) throw new Error(`account credits must be whole: "${text}"`);
+	return { username: text.slice(0, first), password: text.slice(first + 1, last), credits };
+}
+
+export function parseNetwork(text: string): NetworkRule {
+	const [prefix, id, max] = text.split(':');
+	if (!/^\d*$/.test(prefix ?? '') || !/^\d+$/.test(id ?? '') || !max) {
+		throw new Error(`network: "${text}" is not PREFIX:NETWORK_ID:MAX_VALIDITY (e.g. 44:23410:3d)`);
+	}
+	return { prefix, networkId: Number(id), maxValidityMs: parseDuration(max) };
+}
+
+function parseRateLimit(text: string): { limit: number; windowMs: number } {
+	const [n, window] = text.split('/');
+	if (!window) throw new Error(`rate limit: "${text}" is not N/DURATION (e.g. 10/1s)`);
+	return { limit: parseNumber(n, 'rate limit', 1), windowMs: parseDuration(window) };
+}
+
+/** Configured networks replace the default for the same prefix and add the others. */
+function withNetworks(extra: NetworkRule[]): NetworkRule[] {
+	const prefixes = new Set(extra.map((n) => n.prefix));
+	return [...DEFAULT_NETWORKS.filter((n) => !prefixes.has(n.prefix)), ...extra];
+}
+
+const FLAGS = {
+	host: { type: 'string' },
+	port: { type: 'string' },
+	account: { type: 'string', multiple: true },
+	credits: { type: 'string' },
+	'time-scale': { type: 'string' },
+	'final-after': { type: 'string' },
+	'time-zone': { type: 'string' },
+	network: { type: 'string', multiple: true },
+	'state-file': { type: 'string' },
+	latency: { type: 'string' },
+	'error-500-rate': { type: 'string' },
+	'error-429-rate': { type: 'string' },
+	'retry-after': { type: 'string' },
+	'drop-before-rate': { type: 'string' },
+	'drop-after-rate': { type: 'string' },
+	'rate-limit': { type: 'string' },
+	'fault-seed': { type: 'string' },
+	'no-admin': { type: 'boolean' },
+	quiet: { type: 'boolean' },
+	help: { type: 'boolean' },
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+function listFrom(flag: string[] | undefined, env: string | undefined): string[] {
+	if (flag?.length) return flag;
+	return (env ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function faultsFrom(get: (flag: string, env: string) => string | undefined): Partial<FaultOptions> {
+	const faults: Partial<FaultOptions> = {};
+	const rate = (flag: string, env: string, key: keyof FaultOptions) => {
+		const v = get(flag, env);
+		if (v !== undefined) (faults as Record<string, number>)[key] = parseNumber(v, flag, 0, 1);
+	};
+	rate('error-500-rate', 'SANDBOX_ERROR_500_RATE', 'error500Rate');
+	rate('error-429-rate', 'SANDBOX_ERROR_429_RATE', 'error429Rate');
+	rate('drop-before-rate', 'SANDBOX_DROP_BEFORE_RATE', 'dropBeforeRate');
+	rate('drop-after-rate', 'SANDBOX_DROP_AFTER_RATE', 'dropAfterRate');
+	const latency = get('latency', 'SANDBOX_LATENCY');
+	if (latency !== undefined) faults.latencyMs = parseDuration(latency);
+	const retryAfter = get('retry-after', 'SANDBOX_RETRY_AFTER');
+	if (retryAfter !== undefined) faults.retryAfterSeconds = parseNumber(retryAfter, 'retry-after', 0);
+	const limit = get('rate-limit', 'SANDBOX_RATE_LIMIT');
+	if (limit !== undefined) faults.rateLimit = parseRateLimit(limit);
+	const seed = get('fault-seed', 'SANDBOX_FAULT_SEED');
+	if (seed !== undefined) faults.seed = parseNumber(seed, 'fault-seed');
+	return faults;
+}
+
+export interface CliConfig {
+	options: SandboxOptions;
+	quiet: boolean;
+	help: boolean;
+}
+
+export function parseCli(argv: string[], env: Env): CliConfig {
+	const { values } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false });
+	const v = values as Record<string, string | string[] | boolean | undefined>;
+	const get = (flag: string, name: string) => (v[flag] as string | undefined) ?? env[name];
+	const truthy = (flag: string, name: string) => v[flag] === true || /^(1|true|yes)$/i.test(env[name] ?? '');
+	const options = { ...defaultOptions(), port: 8555 };
+	options.host = get('host', 'SANDBOX_HOST') ?? options.host;
+	const port = get('port', 'SANDBOX_PORT');
+	if (port !== undefined) options.port = parseNumber(port, 'port', 0, 65535);
+	const accounts = listFrom(v.account as string[] | undefined, env.SANDBOX_ACCOUNTS).map(parseAccount);
+	const credits = get('credits', 'SANDBOX_CREDITS');
+	const demo = { ...DEMO_ACCOUNT, ...(credits === undefined ? {} : { credits: parseNumber(credits, 'credits') }) };
+	options.accounts = accounts.length ? accounts : [demo];
+	const scale = get('time-scale', 'SANDBOX_TIME_SCALE');
+	if (scale !== undefined) options.timeScale = parseNumber(scale, 'time-scale', Number.MIN_VALUE);
+	const finalAfter = get('final-after', 'SANDBOX_FINAL_AFTER');
+	if (finalAfter !== undefined) options.finalAfterMs = parseDuration(finalAfter);
+	options.timeZone = get('time-zone', 'SANDBOX_TIME_ZONE') ?? options.timeZone;
+	options.networks = withNetworks(listFrom(v.network as string[] | undefined, env.SANDBOX_NETWORKS).map(parseNetwork));
+	options.stateFile = get('state-file', 'SANDBOX_STATE_FILE');
+	options.faults = faultsFrom(get);
+	options.admin = !(v['no-admin'] === true || /^(0|false|no)$/i.test(env.SANDBOX_ADMIN ?? ''));
+	return { options, quiet: truthy('quiet', 'SANDBOX_QUIET'), help: v.help === true };
+}
+
+export function banner(sandbox: Sandbox): string {
+	const { options } = sandbox;
+	const lines = [`Bulk SMS sandbox listening on ${sandbox.baseUrl}`, '', 'n8n credential (Bulk SMS API):'];
+	lines.push(`  Base URL  ${sandbox.baseUrl}`);
+	for (const a of sandbox.accounts()) {
+		const password = options.accounts.find((o) => o.username === a.username)?.password ?? '(from the state file)';
+		lines.push(`  Username  ${a.username}   Password  ${password}   (${a.credits} credits)`);
+	}
+	lines.push('', `Clock x${options.timeScale}, messages final after ${options.finalAfterMs} ms of sandbox time, zone ${options.timeZone}.`);
+	if (options.stateFile) lines.push(`State file: ${options.stateFile}`);
+	if (options.admin) lines.push(`Admin view: ${sandbox.baseUrl}/_sandbox/batches`);
+	lines.push('Press Ctrl-C to stop.');
+	return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+	let config: CliConfig;
+	try {
+		config = parseCli(process.argv.slice(2), process.env);
+	} catch (error) {
+		console.error(`${(error as Error).message}\n\n${USAGE}`);
+		process.exit(2);
+	}
+	if (config.help) return void console.log(USAGE);
+	if (!config.quiet) config.options.log = (line) => console.log(`${new Date().toISOString()} ${line}`);
+	const sandbox = await startSandbox(config.options);
+	console.log(banner(sandbox));
+	let stopping = false;
+	const stop = (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		console.log(`\n${signal}: stopping the sandbox`);
+		sandbox.stop().then(
+			() => process.exit(0),
+			(error) => {
+				console.error(error);
+				process.exit(1);
+			},
+		);
+	};
+	process.on('SIGINT', () => stop('SIGINT'));
+	process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+if (require.main === module) {
+	main().catch((error) => {
+		console.error(`sandbox: ${(error as Error).message}`);
+		process.exit(1);
+	});
+}

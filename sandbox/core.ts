@@ -1,0 +1,157 @@
+/**
+ * The sandbox's state and test controls, apart from HTTP: the store, the clock, the faults, the
+ * request log and the state file. The server and the admin view both work through this.
+ */
+import { assertTimeZone } from './dates';
+import { Clock } from './clock';
+import { Faults, type FaultKind, type FaultOptions } from './faults';
+import { stateAt } from './lifecycle';
+import { REPORT_STATUSES, type ReportStatus } from './numbers';
+import type { SandboxOptions } from './options';
+import { readState, StateWriter } from './statefile';
+import { Store, type Account } from './store';
+import type { ApiContext } from './api';
+
+export interface RequestLogEntry {
+	/** Real time the request arrived. */
+	at: string;
+	method: string;
+	path: string;
+	query: string;
+	account?: string;
+	accept?: string;
+	contentType?: string;
+	/** Form fields of a send, as received. */
+	form?: Record<string, string>;
+	/** HTTP status answered, or how the connection was dropped. */
+	outcome: number | 'dropped-before' | 'dropped-after' | 'pending';
+	fault?: FaultKind | 'rateLimit';
+}
+
+export interface ReceivedMessage {
+	msisdn: string;
+	gateway_session_id: string;
+	network_id: number;
+	status: ReportStatus;
+	valid_until: string;
+	final_at?: string;
+}
+
+export interface ReceivedBatch {
+	batch_id: string;
+	account: string;
+	message: string;
+	encoding: string;
+	parts: number;
+	credits_charged: number;
+	submitted_at: string;
+	messages: ReceivedMessage[];
+}
+
+/** What the sandbox accepted; `destinations` counts acceptances per MSISDN ("exactly once"). */
+export interface Received {
+	batches: ReceivedBatch[];
+	destinations: Array<{ msisdn: string; accepted: number; batch_ids: string[] }>;
+}
+
+const REQUEST_LOG_SIZE = 1000;
+
+export class SandboxCore {
+	readonly store: Store;
+	readonly clock: Clock;
+	readonly faults: Faults;
+	private readonly log: RequestLogEntry[] = [];
+	private readonly writer?: StateWriter;
+
+	private constructor(readonly options: SandboxOptions, clockStart: number) {
+		this.store = new Store(options.accounts);
+		this.clock = new Clock(options.timeScale, clockStart);
+		this.faults = new Faults(options.faults);
+		if (options.stateFile) {
+			this.writer = new StateWriter(options.stateFile, () => this.store.snapshot(this.clock.now()));
+		}
+	}
+
+	static async create(options: SandboxOptions): Promise<SandboxCore> {
+		assertTimeZone(options.timeZone);
+		const saved = options.stateFile ? await readState(options.stateFile) : undefined;
+		// Resume the clock where it stopped, so no message goes back from final to ENROUTE.
+		const start = Math.max(options.startTime ?? Date.now(), saved?.clockMs ?? 0);
+		const core = new SandboxCore(options, start);
+		if (saved) core.store.restore(saved);
+		await core.persist();
+		return core;
+	}
+
+	context(): ApiContext {
+		const { timeZone, networks, finalAfterMs } = this.options;
+		return { store: this.store, now: this.clock.now(), timeZone, networks, finalAfterMs };
+	}
+
+	/** Resolves once the current state is in the state file (at once without one). */
+	persist(): Promise<void> {
+		return this.writer ? this.writer.save() : Promise.resolve();
+	}
+
+	record(entry: RequestLogEntry): RequestLogEntry {
+		this.log.push(entry);
+		if (this.log.length > REQUEST_LOG_SIZE) this.log.shift();
+		return entry;
+	}
+
+	requests(): RequestLogEntry[] {
+		return this.log.map((e) => ({ ...e }));
+	}
+
+	received(account?: string): Received {
+		const now = this.clock.now();
+		const batches = [...this.store.batches.values()].filter((b) => !account || b.account === account);
+		const counts = new Map<string, { msisdn: string; accepted: number; batch_ids: string[] }>();
+		const out = batches.map((b): ReceivedBatch => {
+			for (const m of b.messages) {
+				const c = counts.get(m.msisdn) ?? { msisdn: m.msisdn, accepted: 0, batch_ids: [] };
+				c.accepted += 1;
+				c.batch_ids.push(b.batchId);
+				counts.set(m.msisdn, c);
+			}
+			const messages = b.messages.map((m): ReceivedMessage => {
+				const state = stateAt(b, m, now, this.options.finalAfterMs);
+				const final = state.finalAt === undefined ? {} : { final_at: new Date(state.finalAt).toISOString() };
+				const base = { msisdn: m.msisdn, gateway_session_id: m.gatewaySessionId, network_id: m.networkId };
+				return { ...base, status: state.status, valid_until: new Date(m.validUntil).toISOString(), ...final };
+			});
+			const { batchId: batch_id, encoding, parts, creditsCharged: credits_charged } = b;
+			const submitted_at = new Date(b.submittedAt).toISOString();
+			return { batch_id, account: b.account, message: b.message, encoding, parts, credits_charged, submitted_at, messages };
+		});
+		return { batches: out, destinations: [...counts.values()] };
+	}
+
+	accounts(): Array<{ username: string; credits: number }> {
+		return [...this.store.accounts.values()].map(({ username, credits }) => ({ username, credits }));
+	}
+
+	/** Adds an account or changes its password and/or credits. */
+	async upsertAccount(change: Partial<Account> & { username: string }): Promise<void> {
+		const existing = this.store.accounts.get(change.username);
+		const password = change.password ?? existing?.password;
+		if (password === undefined) throw new Error('a new account needs a password');
+		const credits = change.credits ?? existing?.credits ?? 0;
+		if (!Number.isInteger(credits) || credits < 0) throw new Error('credits must be a whole number, 0 or more');
+		this.store.accounts.set(change.username, { username: change.username, password, credits });
+		await this.persist();
+	}
+
+	/** Forces the report of one message (for statuses no test number produces, e.g. DELETED). */
+	async forceStatus(gatewaySessionId: string, status: ReportStatus): Promise<void> {
+		if (!REPORT_STATUSES.includes(status)) throw new Error(`unknown status ${status}`);
+		const found = this.store.findMessage(gatewaySessionId);
+		if (!found) throw new Error(`no message with gateway_session_id ${gatewaySessionId}`);
+		found.message.forced = { status, at: this.clock.now() };
+		await this.persist();
+	}
+
+	setFaults(options: Partial<FaultOptions>): void {
+		this.faults.set(options);
+	}
+}

@@ -1,0 +1,44 @@
+/** Options of a sandbox and their defaults; the CLI and tests both start from these. */
+import type { FaultOptions } from './faults';
+import { DEFAULT_NETWORKS, type NetworkRule } from './numbers';
+import type { Account } from './store';
+
+export interface SandboxOptions {
+	/** Interface to bind; 127.0.0.1 so the sandbox is never reachable from elsewhere by default. */
+	host: string;
+	/** 0 picks a free port (the default for startSandbox; the CLI defaults to 8555). */
+	port: number;
+	accounts: Account[];
+	/** How many times faster than real time the sandbox clock runs. */
+	timeScale: number;
+	/** Sandbox time from send to the final state for test numbers that finish (see numbers.ts). */
+	finalAfterMs: number;
+	/** Zone of validity_period and delivery_date: 'UTC', '+02:00', or an IANA name. */
+	timeZone: string;
+	networks: NetworkRule[];
+	/** When set, accounts, credits and batches are kept in this file across restarts. */
+	stateFile?: string;
+	faults: Partial<FaultOptions>;
+	/** Serve /_sandbox/* (unauthenticated admin and test controls). */
+	admin: boolean;
+	/** Start of the sandbox clock, ms since epoch; default now. */
+	startTime?: number;
+	/** Receives one line per request (the CLI prints them); silent by default. */
+	log?: (line: string) => void;
+}
+
+export const DEMO_ACCOUNT: Account = { username: 'demo', password: 'demo-password', credits: 1000 };
+
+export function defaultOptions(): SandboxOptions {
+	return {
+		host: '127.0.0.1',
+		port: 0,
+		accounts: [{ ...DEMO_ACCOUNT }],
+		timeScale: 1,
+		finalAfterMs: 5000,
+		timeZone: 'UTC',
+		networks: [...DEFAULT_NETWORKS],
+		faults: {},
+		admin: true,
+	};
+}

@@ -1,0 +1,274 @@
+/**
+ * The sandbox HTTP server: the interface of seed/bulk-sms-interface.md on 127.0.0.1.
+ * `startSandbox()` is what tests import; `cli.ts` wraps it for `npm run sandbox`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { negotiate } from './accept';
+import { handleAdmin } from './admin';
+import { BATCH_ID, reportFields, send } from './api';
+import { SandboxCore, type Received, type RequestLogEntry } from './core';
+import type { FaultKind, FaultOptions } from './faults';
+import { basicCredentials, BodyTooLarge, isFormContentType, readBody, respond, respondText } from './http';
+import type { ReportStatus } from './numbers';
+import { defaultOptions, type SandboxOptions } from './options';
+import { CONTENT_TYPES, renderError, renderSend, renderStatus, type Format } from './render';
+import type { Account } from './store';
+
+export { DEMO_ACCOUNT, defaultOptions, type SandboxOptions } from './options';
+export { TEST_NUMBER_TABLE, DEFAULT_NETWORKS, VALID_MSISDN, type TestNumberRule, type NetworkRule } from './numbers';
+export { FIRST_BATCH_ID, FIRST_SESSION_ID } from './store';
+export type { FaultKind, FaultOptions } from './faults';
+export type { Received, RequestLogEntry } from './core';
+
+export interface Sandbox {
+	/** e.g. http://127.0.0.1:8555: the base URL to put in the n8n credential. */
+	baseUrl: string;
+	port: number;
+	options: SandboxOptions;
+	/** Closes the listener and every open connection (keep-alive too); flushes the state file. */
+	stop(): Promise<void>;
+	/** Sandbox clock, ms since epoch. */
+	now(): number;
+	/** Moves the sandbox clock forward. */
+	advance(ms: number): void;
+	/** Replaces the fault configuration (what is not given is off) and clears queued faults. */
+	setFaults(faults: Partial<FaultOptions>): void;
+	/** Faults for the next /api requests, in order (deterministic tests). */
+	queueFaults(...kinds: FaultKind[]): void;
+	/** Every accepted batch and how many times each destination was accepted. */
+	received(account?: string): Received;
+	/** The last 1000 requests to /api, oldest first. */
+	requests(): RequestLogEntry[];
+	accounts(): Array<{ username: string; credits: number }>;
+	upsertAccount(account: Partial<Account> & { username: string }): Promise<void>;
+	forceStatus(gatewaySessionId: string, status: ReportStatus): Promise<void>;
+}
+
+const REALM = 'Basic realm="bulk-sms-sandbox", charset="UTF-8"';
+
+class Connection {
+	constructor(
+		readonly req: IncomingMessage,
+		readonly res: ServerResponse,
+		readonly url: URL,
+		readonly format: Format,
+		readonly entry: RequestLogEntry,
+	) {}
+
+	answer(status: number, body: string, headers: Record<string, string> = {}): void {
+		this.entry.outcome = status;
+		respond(this.res, status, body, CONTENT_TYPES[this.format], headers);
+	}
+
+	fail(status: number, message: string, headers: Record<string, string> = {}): void {
+		this.answer(status, renderError(message, this.format), headers);
+	}
+
+	drop(how: 'dropped-before' | 'dropped-after'): void {
+		this.entry.outcome = how;
+		this.req.socket.destroy();
+	}
+}
+
+class SandboxServer {
+	private readonly server: Server;
+	private readonly sockets = new Set<Socket>();
+	private readonly timers = new Set<NodeJS.Timeout>();
+
+	constructor(readonly core: SandboxCore) {
+		this.server = createServer((req, res) => {
+			this.handle(req, res).catch((error) => this.crashed(res, error));
+		});
+		this.server.on('connection', (socket) => {
+			this.sockets.add(socket);
+			socket.on('close', () => this.sockets.delete(socket));
+		});
+	}
+
+	async listen(host: string, port: number): Promise<number> {
+		await new Promise<void>((resolve, reject) => {
+			this.server.once('error', reject);
+			this.server.listen(port, host, () => resolve());
+		});
+		return (this.server.address() as AddressInfo).port;
+	}
+
+	async stop(): Promise<void> {
+		for (const t of this.timers) clearTimeout(t);
+		this.timers.clear();
+		const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+		for (const socket of this.sockets) socket.destroy();
+		await closed;
+		await this.core.persist();
+	}
+
+	private crashed(res: ServerResponse, error: unknown): void {
+		if (res.headersSent) return void res.destroy();
+		respondText(res, 500, `sandbox error: ${(error as Error).message}`);
+	}
+
+	private sleep(ms: number): Promise<void> {
+		return new Promise((resolve) => {
+			const t = setTimeout(() => {
+				this.timers.delete(t);
+				resolve();
+			}, ms);
+			this.timers.add(t);
+		});
+	}
+
+	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const url = new URL(req.url ?? '/', 'http://sandbox');
+		if (url.pathname.startsWith('/_sandbox/') && this.core.options.admin) {
+			return handleAdmin(this.core, req, res, url);
+		}
+		if (!url.pathname.startsWith('/api/')) return respondText(res, 404, `no such path: ${url.pathname}`);
+		return this.handleApi(req, res, url);
+	}
+
+	private logEntry(req: IncomingMessage, url: URL): RequestLogEntry {
+		return this.core.record({
+			at: new Date().toISOString(),
+			method: req.method ?? '',
+			path: url.pathname,
+			query: url.search,
+			account: basicCredentials(req.headers.authorization)?.username,
+			accept: req.headers.accept,
+			contentType: req.headers['content-type'],
+			outcome: 'pending',
+		});
+	}
+
+	private async handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+		const entry = this.logEntry(req, url);
+		let body: string;
+		try {
+			body = await readBody(req);
+		} catch (error) {
+			if (!(error instanceof BodyTooLarge)) throw error;
+			entry.outcome = 413;
+			return respondText(res, 413, 'request body over 1 MB', { Connection: 'close' });
+		}
+		const format = negotiate(req.headers.accept);
+		const conn = new Connection(req, res, url, format ?? 'json', entry);
+		if (this.core.faults.latencyMs > 0) await this.sleep(this.core.faults.latencyMs);
+		const fault = this.core.faults.draw();
+		if (fault) entry.fault = fault;
+		if (this.injectBefore(conn, fault)) return this.finish(conn);
+		const limited = this.core.faults.overLimit(entry.account ?? '-', Date.now());
+		if (limited !== undefined) {
+			entry.fault = 'rateLimit';
+			conn.fail(429, `rate limit exceeded; retry after ${limited} s`, { 'Retry-After': String(limited) });
+			return this.finish(conn);
+		}
+		if (format === undefined) {
+			entry.outcome = 406;
+			respondText(res, 406, 'the sandbox answers application/json or application/xml; see the Accept header');
+			return this.finish(conn);
+		}
+		await this.route(conn, body, fault === 'dropAfter');
+		this.finish(conn);
+	}
+
+	/** Faults that stop a request before it is processed; true when one did. */
+	private injectBefore(conn: Connection, fault: FaultKind | undefined): boolean {
+		if (fault === 'dropBefore') conn.drop('dropped-before');
+		else if (fault === 'error500') conn.fail(500, 'injected fault: internal server error');
+		else if (fault === 'error429') {
+			const after = String(this.core.faults.retryAfterSeconds);
+			conn.fail(429, `injected fault: too many requests; retry after ${after} s`, { 'Retry-After': after });
+		} else return false;
+		return true;
+	}
+
+	private finish(conn: Connection): void {
+		const { entry } = conn;
+		this.core.options.log?.(`${entry.method} ${entry.path}${entry.query} ${entry.account ?? '-'} -> ${entry.outcome}`);
+	}
+
+	private authenticate(conn: Connection): Account | undefined {
+		const given = basicCredentials(conn.req.headers.authorization);
+		const account = given && this.core.store.accounts.get(given.username);
+		if (account && given && account.password === given.password) return account;
+		const why = given ? 'wrong username or password' : 'HTTP Basic credentials are required';
+		conn.fail(401, why, { 'WWW-Authenticate': REALM });
+		return undefined;
+	}
+
+	private async route(conn: Connection, body: string, dropAfter: boolean): Promise<void> {
+		const routes: Record<string, { method: string; run: (a: Account) => Promise<string> }> = {
+			'/api/sms/send': { method: 'POST', run: (a) => this.send(conn, a, body) },
+			'/api/sms/get_status': { method: 'GET', run: (a) => this.status(conn, a) },
+		};
+		const account = this.authenticate(conn);
+		if (!account) return;
+		const route = routes[conn.url.pathname];
+		if (!route) return conn.fail(404, `no such path: ${conn.url.pathname}`);
+		if (conn.req.method !== route.method) {
+			return conn.fail(405, `${conn.url.pathname} takes ${route.method}`, { Allow: route.method });
+		}
+		const answer = await route.run(account);
+		if (!answer) return; // already answered with an error
+		if (dropAfter) return conn.drop('dropped-after');
+		conn.answer(200, answer);
+	}
+
+	/** Returns the body to answer, or '' when an error was already answered. */
+	private async send(conn: Connection, account: Account, body: string): Promise<string> {
+		if (!isFormContentType(conn.req.headers['content-type'])) {
+			conn.fail(415, 'send takes a form body: Content-Type application/x-www-form-urlencoded');
+			return '';
+		}
+		const form = new URLSearchParams(body);
+		conn.entry.form = Object.fromEntries(form);
+		const outcome = send(account, form, this.core.context());
+		// The answer waits for the state file, so an accepted batch survives a crash after it.
+		if (outcome.batch) await this.core.persist();
+		return renderSend(outcome.fields, conn.format);
+	}
+
+	private async status(conn: Connection, account: Account): Promise<string> {
+		const raw = conn.url.searchParams.get('batch_id');
+		if (raw === null || raw === '') {
+			conn.fail(400, 'batch_id is required');
+			return '';
+		}
+		if (!BATCH_ID.test(raw)) {
+			conn.fail(400, `batch_id must be an integer of 1 to 19 digits; got "${raw}"`);
+			return '';
+		}
+		const id = BigInt(raw).toString();
+		const batch = this.core.store.batchOf(account.username, id);
+		if (!batch) {
+			conn.fail(404, `no batch ${id} for this account`);
+			return '';
+		}
+		const ctx = this.core.context();
+		const reports = batch.messages.map((m) => reportFields(batch, m, conn.format, ctx));
+		return renderStatus(reports, conn.format);
+	}
+}
+
+export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
+	const full: SandboxOptions = { ...defaultOptions(), ...options };
+	const core = await SandboxCore.create(full);
+	const server = new SandboxServer(core);
+	const port = await server.listen(full.host, full.port);
+	const host = full.host.includes(':') ? `[${full.host}]` : full.host;
+	return {
+		baseUrl: `http://${host}:${port}`,
+		port,
+		options: full,
+		stop: () => server.stop(),
+		now: () => core.clock.now(),
+		advance: (ms) => core.clock.advance(ms),
+		setFaults: (faults) => core.setFaults(faults),
+		queueFaults: (...kinds) => core.faults.queue(kinds),
+		received: (account) => core.received(account),
+		requests: () => core.requests(),
+		accounts: () => core.accounts(),
+		upsertAccount: (account) => core.upsertAccount(account),
+		forceStatus: (id, status) => core.forceStatus(id, status),
+	};
+}

@@ -1,0 +1,108 @@
+/**
+ * Accounts, credits and batches: everything the sandbox remembers, in a shape that serialises to
+ * the state file as it is. Ids are strings of digits (never JS numbers, which would corrupt them).
+ */
+import type { ReportStatus } from './numbers';
+import type { Encoding } from './parts';
+
+export interface Account {
+	username: string;
+	password: string;
+	credits: number;
+}
+
+export interface Message {
+	msisdn: string;
+	gatewaySessionId: string;
+	networkId: number;
+	/** End of validity, ms since epoch (sandbox clock), after clamping to the network's maximum. */
+	validUntil: number;
+	/** A status forced through the admin API (e.g. DELETED, UNKNOWN), from `at` on. */
+	forced?: { status: ReportStatus; at: number };
+}
+
+export interface Batch {
+	batchId: string;
+	account: string;
+	message: string;
+	encoding: Encoding;
+	parts: number;
+	creditsCharged: number;
+	/** Sandbox-clock time the batch was accepted. */
+	submittedAt: number;
+	messages: Message[];
+}
+
+export interface StoreSnapshot {
+	version: 1;
+	clockMs: number;
+	nextBatchId: string;
+	nextSessionId: string;
+	accounts: Account[];
+	batches: Batch[];
+}
+
+/**
+ * Ids start just above 2^53 and go up by 2, so every one is odd and above 2^53: none of them is
+ * representable as a double, and JSON.parse corrupts each one (…993 becomes …992).
+ */
+export const FIRST_BATCH_ID = 9007199254740993n;
+export const FIRST_SESSION_ID = 18014398509481985n; // 2^54 + 1
+const ID_STEP = 2n;
+
+export class Store {
+	readonly accounts = new Map<string, Account>();
+	readonly batches = new Map<string, Batch>();
+	private nextBatchId = FIRST_BATCH_ID;
+	private nextSessionId = FIRST_SESSION_ID;
+
+	constructor(accounts: Account[]) {
+		for (const a of accounts) this.accounts.set(a.username, { ...a });
+	}
+
+	takeBatchId(): string {
+		const id = this.nextBatchId;
+		this.nextBatchId += ID_STEP;
+		return id.toString();
+	}
+
+	takeSessionId(): string {
+		const id = this.nextSessionId;
+		this.nextSessionId += ID_STEP;
+		return id.toString();
+	}
+
+	/** The batch, only when it belongs to this account: another account's batch does not exist for it. */
+	batchOf(account: string, batchId: string): Batch | undefined {
+		const batch = this.batches.get(batchId);
+		return batch && batch.account === account ? batch : undefined;
+	}
+
+	findMessage(gatewaySessionId: string): { batch: Batch; message: Message } | undefined {
+		for (const batch of this.batches.values()) {
+			const message = batch.messages.find((m) => m.gatewaySessionId === gatewaySessionId);
+			if (message) return { batch, message };
+		}
+		return undefined;
+	}
+
+	snapshot(clockMs: number): StoreSnapshot {
+		return {
+			version: 1,
+			clockMs,
+			nextBatchId: this.nextBatchId.toString(),
+			nextSessionId: this.nextSessionId.toString(),
+			accounts: [...this.accounts.values()],
+			batches: [...this.batches.values()],
+		};
+	}
+
+	/** Restores a snapshot; accounts given on the command line but absent from it are kept. */
+	restore(snapshot: StoreSnapshot): void {
+		for (const a of snapshot.accounts) this.accounts.set(a.username, { ...a });
+		this.batches.clear();
+		for (const b of snapshot.batches) this.batches.set(b.batchId, b);
+		this.nextBatchId = BigInt(snapshot.nextBatchId);
+		this.nextSessionId = BigInt(snapshot.nextSessionId);
+	}
+}
