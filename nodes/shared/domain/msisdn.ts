@@ -1,0 +1,156 @@
+/**
+ * Destinations as people paste them, normalised to what the service takes: international
+ * format, digits only, no `+`, no leading 0 (E.164).
+ */
+
+export interface RejectedDestination {
+	input: string;
+	reason: string;
+}
+
+export interface Destinations {
+	destinations: string[];
+	rejected: RejectedDestination[];
+	duplicates: number;
+}
+
+export interface DestinationOptions {
+	/** Country calling code for numbers written nationally (`07700 900123`), e.g. `44`. */
+	defaultCountryCode?: string;
+}
+
+/** E.164 allows at most 15 digits, country code included. */
+export const MAX_MSISDN_DIGITS = 15;
+/**
+ * 8: shorter is almost always a truncated number. This excludes only a few tiny numbering
+ * plans (e.g. Niue +683, Tokelau +690, 7 digits in all); change it here if those matter.
+ */
+export const MIN_MSISDN_DIGITS = 8;
+
+/** Spaces, dashes, dots, parentheses and slashes are formatting, never part of a number. */
+const FORMATTING = /[\s\-\u2010-\u2015.()/]/g;
+/** Between entries: commas, semicolons and line breaks. Spaces are not (see splitEntry). */
+const ENTRY_SEPARATOR = /[,;\r\n]+/;
+
+type Parsed = { number: string } | { reason: string };
+
+export function parseDestinations(
+	input: string | readonly unknown[],
+	options: DestinationOptions = {},
+): Destinations {
+	const countryCode = normaliseCountryCode(options.defaultCountryCode);
+	const entries = typeof input === 'string' ? input.split(ENTRY_SEPARATOR) : input;
+	const result: Destinations = { destinations: [], rejected: [], duplicates: 0 };
+	const seen = new Set<string>();
+	for (const entry of entries) {
+		for (const { text, parsed } of readEntry(entry, countryCode)) {
+			if ('reason' in parsed) result.rejected.push({ input: text, reason: parsed.reason });
+			else if (seen.has(parsed.number)) result.duplicates++;
+			else {
+				seen.add(parsed.number);
+				result.destinations.push(parsed.number);
+			}
+		}
+	}
+	return result;
+}
+
+interface ReadEntry {
+	text: string;
+	parsed: Parsed;
+}
+
+function readEntry(entry: unknown, countryCode: string | undefined): ReadEntry[] {
+	if (entry === undefined || entry === null) return [];
+	if (typeof entry === 'number' || typeof entry === 'bigint') return [readNumber(entry)];
+	if (typeof entry !== 'string') {
+		const reason = `expected a phone number as text, got ${Array.isArray(entry) ? 'a list' : typeof entry}`;
+		return [{ text: String(entry), parsed: { reason } }];
+	}
+	const text = entry.trim();
+	if (text === '') return []; // `a,,b` or a trailing comma: nothing was meant
+	return splitEntry(text, countryCode);
+}
+
+/**
+ * One entry with spaces inside is one number (`+44 7700 900123`). The ambiguity rule: only
+ * when the whole entry is NOT a valid number, and every space-separated piece IS a valid
+ * number on its own (`447700900123 447700900456`), is it read as several numbers. Anything
+ * else keeps the whole entry together and is judged (and perhaps rejected) as one.
+ */
+function splitEntry(text: string, countryCode: string | undefined): ReadEntry[] {
+	const whole = normalise(text, countryCode);
+	const pieces = text.split(/\s+/);
+	if ('number' in whole || pieces.length < 2) return [{ text, parsed: whole }];
+	const each = pieces.map((piece) => ({ text: piece, parsed: normalise(piece, countryCode) }));
+	return each.every(({ parsed }) => 'number' in parsed) ? each : [{ text, parsed: whole }];
+}
+
+function readNumber(value: number | bigint): ReadEntry {
+	const text = String(value);
+	if (typeof value === 'number' && !Number.isSafeInteger(value) && Number.isInteger(value)) {
+		const reason =
+			'is a number too large to be exact (it was already rounded): pass phone numbers as text';
+		return { text, parsed: { reason } };
+	}
+	if (!Number.isInteger(Number(value)) || value < 0) {
+		return { text, parsed: { reason: 'is not a whole positive number: pass phone numbers as text' } };
+	}
+	return { text, parsed: normalise(text, undefined) };
+}
+
+function normalise(text: string, countryCode: string | undefined): Parsed {
+	const compact = text.replace(FORMATTING, '');
+	// `+44 (0)7700 900123`: the bracketed trunk 0 is dropped when dialling internationally.
+	const stripped = /^(\+|00)/.test(compact) ? text.replace(/\(0\)/g, '').replace(FORMATTING, '') : compact;
+	const international = /^(?:\+|00)(.*)$/.exec(stripped);
+	if (international) return checkInternational(international[1]);
+	if (/^0/.test(stripped)) return national(stripped, countryCode);
+	return checkDigits(stripped);
+}
+
+function checkInternational(rest: string): Parsed {
+	if (rest === '') return { reason: 'has an international prefix (+ or 00) but no number after it' };
+	if (rest.startsWith('0')) {
+		return { reason: 'country codes never start with 0: write it as +CC… or 00CC… (e.g. +447700900123)' };
+	}
+	return checkDigits(rest);
+}
+
+function national(digits: string, countryCode: string | undefined): Parsed {
+	if (countryCode === undefined) {
+		return { reason: 'national format: set a default country code or write it as +CC… (e.g. +447700900123)' };
+	}
+	return checkDigits(countryCode + digits.slice(1));
+}
+
+function checkDigits(digits: string): Parsed {
+	if (digits.includes('+')) {
+		return { reason: 'a "+" can only start a number: separate several numbers with commas' };
+	}
+	const foreign = digits.match(/\D/);
+	if (foreign) {
+		return { reason: `contains "${foreign[0]}": a phone number has only digits (and +, spaces, dashes, brackets)` };
+	}
+	if (digits.length > MAX_MSISDN_DIGITS) {
+		return {
+			reason: `too long: ${digits.length} digits, an international number has at most ${MAX_MSISDN_DIGITS} (country code included); separate several numbers with commas`,
+		};
+	}
+	if (digits.length < MIN_MSISDN_DIGITS) {
+		return {
+			reason: `too short: ${digits.length} digits, expected at least ${MIN_MSISDN_DIGITS} with the country code (e.g. 447700900123)`,
+		};
+	}
+	return { number: digits };
+}
+
+/** Accepts `44`, `+44` or `0044`; anything else is a configuration mistake, reported at once. */
+export function normaliseCountryCode(code: string | undefined): string | undefined {
+	if (code === undefined || code.trim() === '') return undefined;
+	const digits = code.trim().replace(/^(\+|00)/, '');
+	if (!/^[1-9]\d{0,2}$/.test(digits)) {
+		throw new Error(`Default country code "${code}" is not a country calling code: use 1 to 3 digits, e.g. 44`);
+	}
+	return digits;
+}
