@@ -74,8 +74,8 @@ class JsonReader {
 	private object(): Record<string, unknown> {
 		const result: Record<string, unknown> = {};
 		this.pos++;
-		if (this.peekAfterWhitespace() === '}') return this.pos++, result;
-		for (;;) {
+		if (this.consume('}')) return result;
+		do {
 			this.skipWhitespace();
 			if (this.text[this.pos] !== '"') throw this.fail('a property name');
 			const key = this.string();
@@ -87,20 +87,19 @@ class JsonReader {
 				writable: true,
 				configurable: true,
 			});
-			if (this.peekAfterWhitespace() === '}') return this.pos++, result;
-			this.expect(',');
-		}
+		} while (this.consume(','));
+		this.expect('}');
+		return result;
 	}
 
 	private array(): unknown[] {
 		const result: unknown[] = [];
 		this.pos++;
-		if (this.peekAfterWhitespace() === ']') return this.pos++, result;
-		for (;;) {
-			result.push(this.value());
-			if (this.peekAfterWhitespace() === ']') return this.pos++, result;
-			this.expect(',');
-		}
+		if (this.consume(']')) return result;
+		do result.push(this.value());
+		while (this.consume(','));
+		this.expect(']');
+		return result;
 	}
 
 	private string(): string {
@@ -124,13 +123,15 @@ class JsonReader {
 	}
 
 	private expect(char: string): void {
-		if (this.peekAfterWhitespace() !== char) throw this.fail(`'${char}'`);
-		this.pos++;
+		if (!this.consume(char)) throw this.fail(`'${char}'`);
 	}
 
-	private peekAfterWhitespace(): string | undefined {
+	/** Skips whitespace, then steps over `char` if it comes next. */
+	private consume(char: string): boolean {
 		this.skipWhitespace();
-		return this.text[this.pos];
+		if (this.text[this.pos] !== char) return false;
+		this.pos++;
+		return true;
 	}
 
 	private skipWhitespace(): void {

@@ -94,7 +94,10 @@ function readNumber(value: number | bigint): ReadEntry {
 		return { text, parsed: { reason } };
 	}
 	if (!Number.isInteger(Number(value)) || value < 0) {
-		return { text, parsed: { reason: 'is not a whole positive number: pass phone numbers as text' } };
+		return {
+			text,
+			parsed: { reason: 'is not a whole positive number: pass phone numbers as text' },
+		};
 	}
 	return { text, parsed: normalise(text, undefined) };
 }
@@ -102,7 +105,9 @@ function readNumber(value: number | bigint): ReadEntry {
 function normalise(text: string, countryCode: string | undefined): Parsed {
 	const compact = text.replace(FORMATTING, '');
 	// `+44 (0)7700 900123`: the bracketed trunk 0 is dropped when dialling internationally.
-	const stripped = /^(\+|00)/.test(compact) ? text.replace(/\(0\)/g, '').replace(FORMATTING, '') : compact;
+	const stripped = /^(\+|00)/.test(compact)
+		? text.replace(/\(0\)/g, '').replace(FORMATTING, '')
+		: compact;
 	const international = /^(?:\+|00)(.*)$/.exec(stripped);
 	if (international) return checkInternational(international[1]);
 	if (/^0/.test(stripped)) return national(stripped, countryCode);
@@ -110,16 +115,22 @@ function normalise(text: string, countryCode: string | undefined): Parsed {
 }
 
 function checkInternational(rest: string): Parsed {
-	if (rest === '') return { reason: 'has an international prefix (+ or 00) but no number after it' };
+	if (rest === '')
+		return { reason: 'has an international prefix (+ or 00) but no number after it' };
 	if (rest.startsWith('0')) {
-		return { reason: 'country codes never start with 0: write it as +CC… or 00CC… (e.g. +447700900123)' };
+		return {
+			reason: 'country codes never start with 0: write it as +CC… or 00CC… (e.g. +447700900123)',
+		};
 	}
 	return checkDigits(rest);
 }
 
 function national(digits: string, countryCode: string | undefined): Parsed {
 	if (countryCode === undefined) {
-		return { reason: 'national format: set a default country code or write it as +CC… (e.g. +447700900123)' };
+		return {
+			reason:
+				'national format: set a default country code or write it as +CC… (e.g. +447700900123)',
+		};
 	}
 	return checkDigits(countryCode + digits.slice(1));
 }
@@ -130,7 +141,9 @@ function checkDigits(digits: string): Parsed {
 	}
 	const foreign = digits.match(/\D/);
 	if (foreign) {
-		return { reason: `contains "${foreign[0]}": a phone number has only digits (and +, spaces, dashes, brackets)` };
+		return {
+			reason: `contains "${foreign[0]}": a phone number has only digits (and +, spaces, dashes, brackets)`,
+		};
 	}
 	if (digits.length > MAX_MSISDN_DIGITS) {
 		return {
@@ -150,7 +163,9 @@ export function normaliseCountryCode(code: string | undefined): string | undefin
 	if (code === undefined || code.trim() === '') return undefined;
 	const digits = code.trim().replace(/^(\+|00)/, '');
 	if (!/^[1-9]\d{0,2}$/.test(digits)) {
-		throw new Error(`Default country code "${code}" is not a country calling code: use 1 to 3 digits, e.g. 44`);
+		throw new Error(
+			`Default country code "${code}" is not a country calling code: use 1 to 3 digits, e.g. 44`,
+		);
 	}
 	return digits;
 }

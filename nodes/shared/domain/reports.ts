@@ -42,7 +42,8 @@ export function shapeReport(raw: RawReport, timeZone: string): DeliveryReport {
 /** A date in neither documented format is a response the service should not send. */
 function readDate(raw: RawReport, timeZone: string): string | null {
 	const result = readDeliveryDate(raw.delivery_date, timeZone);
-	if ('problem' in result) throw new ResponseShapeError(`report for ${raw.msisdn}: ${result.problem}`);
+	if ('problem' in result)
+		throw new ResponseShapeError(`report for ${raw.msisdn}: ${result.problem}`);
 	return result.iso;
 }
 
@@ -50,7 +51,10 @@ function readDate(raw: RawReport, timeZone: string): string | null {
  * all_final is false for a batch without reports: the service may not have created them yet,
  * and a watcher that stopped there would never see them.
  */
-export function summariseReports(batchId: string, reports: readonly DeliveryReport[]): ReportSummary {
+export function summariseReports(
+	batchId: string,
+	reports: readonly DeliveryReport[],
+): ReportSummary {
 	const byStatus: Record<string, number> = {};
 	const byOutcome: Record<Outcome, number> = { delivered: 0, failed: 0, pending: 0 };
 	for (const report of reports) {

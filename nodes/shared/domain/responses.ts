@@ -120,19 +120,25 @@ function readBoolean(body: Record<string, unknown>, field: string): boolean {
 		if (word === 'true') return true;
 		if (word === 'false') return false;
 	}
-	throw new ResponseShapeError(`send response: ${field}: expected true or false, got ${kind(value)}`);
+	throw new ResponseShapeError(
+		`send response: ${field}: expected true or false, got ${kind(value)}`,
+	);
 }
 
 function readCount(body: Record<string, unknown>, field: string): number {
 	const value = readInteger(required(body, field), `send response: ${field}`);
-	if (value < 0) throw new ResponseShapeError(`send response: ${field}: expected a count, got a negative number`);
+	if (value < 0)
+		throw new ResponseShapeError(
+			`send response: ${field}: expected a count, got a negative number`,
+		);
 	return value;
 }
 
 /** remaining_credits: an integer per the interface, but a fractional balance is still a balance. */
 function readNumber(body: Record<string, unknown>, field: string): number {
 	const value = required(body, field);
-	const number = typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+	const number =
+		typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
 	if (typeof number === 'number' && Number.isFinite(number)) return number;
 	throw new ResponseShapeError(`send response: ${field}: expected a number, got ${kind(value)}`);
 }
@@ -150,7 +156,9 @@ function readId(value: unknown, where: string): string {
 	if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
 	if (typeof value === 'string' && /^\d+$/.test(value.trim())) return value.trim();
 	if (typeof value === 'number' && Number.isInteger(value) && value > 0) {
-		throw new ResponseShapeError(`${where}: the id was already rounded (beyond 2^53); parse the body losslessly`);
+		throw new ResponseShapeError(
+			`${where}: the id was already rounded (beyond 2^53); parse the body losslessly`,
+		);
 	}
 	throw new ResponseShapeError(`${where}: expected an id made of digits, got ${kind(value)}`);
 }
