@@ -17,7 +17,9 @@ export const USAGE = `Usage: npm run sandbox -- [flags]
                                                   separate accounts with commas in the variable
                                                   (default demo:demo-password:1000)
   --credits N               SANDBOX_CREDITS       credits of the demo account (1000)
-  --time-scale X            SANDBOX_TIME_SCALE    the sandbox clock runs X times faster (1)
+  --time-scale X            SANDBOX_TIME_SCALE    the sandbox clock runs X times faster (1);
+                                                  0 freezes it (it then moves only by
+                                                  POST /_sandbox/clock)
   --final-after DURATION    SANDBOX_FINAL_AFTER   sandbox time from send to a final state (5s)
   --time-zone ZONE          SANDBOX_TIME_ZONE     zone of validity_period and delivery_date (UTC)
   --network PREFIX:ID:MAX   SANDBOX_NETWORKS      network for a country-code prefix, with its
@@ -154,7 +156,7 @@ export function parseCli(argv: string[], env: Env): CliConfig {
 	const demo = { ...DEMO_ACCOUNT, ...(credits === undefined ? {} : { credits: parseNumber(credits, 'credits') }) };
 	options.accounts = accounts.length ? accounts : [demo];
 	const scale = get('time-scale', 'SANDBOX_TIME_SCALE');
-	if (scale !== undefined) options.timeScale = parseNumber(scale, 'time-scale', Number.MIN_VALUE);
+	if (scale !== undefined) options.timeScale = parseNumber(scale, 'time-scale');
 	const finalAfter = get('final-after', 'SANDBOX_FINAL_AFTER');
 	if (finalAfter !== undefined) options.finalAfterMs = parseDuration(finalAfter);
 	options.timeZone = get('time-zone', 'SANDBOX_TIME_ZONE') ?? options.timeZone;
@@ -198,7 +200,10 @@ async function main(): Promise<void> {
 		stopping = true;
 		console.log(`\n${signal}: stopping the sandbox`);
 		sandbox.stop().then(
-			() => process.exit(0),
+			() => {
+				console.log('Sandbox stopped.');
+				process.exit(0);
+			},
 			(error) => {
 				console.error(error);
 				process.exit(1);

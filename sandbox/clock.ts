@@ -1,6 +1,6 @@
 /**
  * The sandbox's own clock: it starts at real time (or where a state file left it) and runs
- * `timeScale` times faster; tests can also jump it forward. Message lifecycles, validity and
+ * `timeScale` times faster (0: frozen); tests can also jump it forward. Message lifecycles, validity and
  * delivery dates all read this clock, so a fast clock makes the whole service age faster.
  */
 export class Clock {
@@ -11,7 +11,8 @@ export class Clock {
 		private timeScale: number,
 		start = Date.now(),
 	) {
-		if (!(timeScale > 0)) throw new Error(`time scale must be above 0, got ${timeScale}`);
+		// 0 freezes the clock: it then moves only by advance() or set(), which tests rely on.
+		if (!(timeScale >= 0)) throw new Error(`time scale must be 0 or more, got ${timeScale}`);
 		this.baseSandbox = start;
 	}
 

@@ -9,7 +9,7 @@ export interface SandboxOptions {
 	/** 0 picks a free port (the default for startSandbox; the CLI defaults to 8555). */
 	port: number;
 	accounts: Account[];
-	/** How many times faster than real time the sandbox clock runs. */
+	/** How many times faster than real time the sandbox clock runs; 0 freezes it (tests). */
 	timeScale: number;
 	/** Sandbox time from send to the final state for test numbers that finish (see numbers.ts). */
 	finalAfterMs: number;

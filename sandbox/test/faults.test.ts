@@ -1,0 +1,128 @@
+/** Fault injection: each kind, what it leaves behind, and that it is off by default. */
+import type { Sandbox } from '../server';
+import { startSandbox } from '../server';
+import { call, getStatus, parseJsonLossless, send, sendOk } from './helpers';
+
+let sb: Sandbox;
+beforeEach(async () => {
+	sb = await startSandbox();
+});
+afterEach(() => sb.stop());
+
+const credits = () => sb.accounts()[0].credits;
+const hi = { destination: '447700900001', message: 'hi' };
+
+it('is off by default', async () => {
+	const all = await Promise.all(Array.from({ length: 30 }, () => send(sb, hi)));
+	expect(all.every((r) => r.status === 200)).toBe(true);
+	expect(sb.requests().every((r) => r.fault === undefined)).toBe(true);
+});
+
+it('500: answered before processing, nothing charged or stored', async () => {
+	sb.setFaults({ error500Rate: 1 });
+	const res = await send(sb, hi);
+	expect(res.status).toBe(500);
+	expect(parseJsonLossless(res.text).error).toMatch(/injected/);
+	expect(credits()).toBe(1000);
+	expect(sb.received().batches).toHaveLength(0);
+});
+
+it('429 with Retry-After: answered before processing', async () => {
+	sb.setFaults({ error429Rate: 1, retryAfterSeconds: 7 });
+	const res = await send(sb, hi, { accept: 'application/xml' });
+	expect(res.status).toBe(429);
+	expect(res.headers.get('retry-after')).toBe('7');
+	expect(res.text).toMatch(/<error>injected fault: too many requests/);
+	expect(credits()).toBe(1000);
+});
+
+it('dropped before processing: the connection closes, nothing is charged or stored', async () => {
+	sb.queueFaults('dropBefore');
+	await expect(send(sb, hi)).rejects.toThrow();
+	expect(credits()).toBe(1000);
+	expect(sb.received().batches).toHaveLength(0);
+	expect(sb.requests()[0]).toMatchObject({ outcome: 'dropped-before', fault: 'dropBefore' });
+});
+
+it('dropped after processing: no answer, but the batch was accepted and charged exactly once', async () => {
+	sb.queueFaults('dropAfter');
+	await expect(send(sb, hi)).rejects.toThrow();
+	expect(credits()).toBe(999);
+	expect(sb.received().destinations).toEqual([expect.objectContaining({ msisdn: '447700900001', accepted: 1 })]);
+	expect(sb.requests()[0]).toMatchObject({ outcome: 'dropped-after', form: hi });
+	// A careless client that sends again shows up as a second acceptance.
+	await send(sb, hi);
+	expect(sb.received().destinations[0].accepted).toBe(2);
+});
+
+it('queued faults come in order, then normal service resumes', async () => {
+	sb.queueFaults('error429', 'error500');
+	const statuses = [];
+	for (let i = 0; i < 3; i++) statuses.push((await send(sb, hi)).status);
+	expect(statuses).toEqual([429, 500, 200]);
+	expect(credits()).toBe(999);
+});
+
+it('faults apply to get_status too', async () => {
+	const batch = await sendOk(sb, hi);
+	sb.queueFaults('error500');
+	expect((await getStatus(sb, batch)).status).toBe(500);
+	expect((await getStatus(sb, batch)).status).toBe(200);
+});
+
+it('shares are drawn from a seeded generator: the same seed gives the same run', async () => {
+	const run = async () => {
+		sb.setFaults({ error500Rate: 0.3, error429Rate: 0.3, seed: 42 });
+		const out: number[] = [];
+		for (let i = 0; i < 40; i++) out.push((await call(sb, '/api/sms/get_status?batch_id=1')).status);
+		return out;
+	};
+	const first = await run();
+	expect(await run()).toEqual(first);
+	for (const status of [404, 429, 500]) expect(first).toContain(status);
+});
+
+it('rate limit: beyond N requests per window, 429 with the seconds left in Retry-After', async () => {
+	sb.setFaults({ rateLimit: { limit: 2, windowMs: 60_000 } });
+	const statuses = [];
+	for (let i = 0; i < 3; i++) statuses.push(await send(sb, hi));
+	expect(statuses.map((r) => r.status)).toEqual([200, 200, 429]);
+	const retryAfter = Number(statuses[2].headers.get('retry-after'));
+	expect(retryAfter).toBeGreaterThanOrEqual(1);
+	expect(retryAfter).toBeLessThanOrEqual(60);
+	expect(credits()).toBe(998);
+	// The limit is per account.
+	await sb.upsertAccount({ username: 'other', password: 'pw', credits: 5 });
+	expect((await send(sb, hi, { auth: { username: 'other', password: 'pw' } })).status).toBe(200);
+});
+
+it('latency delays each answer by at least the given time', async () => {
+	sb.setFaults({ latencyMs: 150 });
+	const started = Date.now();
+	expect((await send(sb, hi)).status).toBe(200);
+	expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+});
+
+it('stop() does not wait for a request held by latency', async () => {
+	const slow = await startSandbox({ faults: { latencyMs: 60_000 } });
+	const pending = send(slow, hi).catch((e: Error) => e);
+	await new Promise((r) => setTimeout(r, 50));
+	await slow.stop();
+	// fetch's TypeError comes from another realm than jest's, so match its text.
+	expect(String(await pending)).toMatch(/fetch failed/);
+});
+
+it('setFaults({}) turns everything off; the admin view sets and shows faults', async () => {
+	sb.setFaults({ error500Rate: 1 });
+	sb.setFaults({});
+	expect((await send(sb, hi)).status).toBe(200);
+	const put = await call(sb, '/_sandbox/faults', { method: 'PUT', body: JSON.stringify({ error429Rate: 1, retryAfterSeconds: 3 }) });
+	expect(parseJsonLossless(put.text)).toMatchObject({ error429Rate: 1, retryAfterSeconds: 3, error500Rate: 0 });
+	expect((await send(sb, hi)).headers.get('retry-after')).toBe('3');
+	await call(sb, '/_sandbox/faults', { method: 'PUT', body: '{}' });
+	const queued = await call(sb, '/_sandbox/faults/queue', { method: 'POST', body: JSON.stringify({ faults: ['dropAfter'] }) });
+	expect(parseJsonLossless(queued.text).queued).toEqual(['dropAfter']);
+	await expect(send(sb, hi)).rejects.toThrow();
+	const bad = await call(sb, '/_sandbox/faults/queue', { method: 'POST', body: JSON.stringify({ faults: ['boom'] }) });
+	expect(bad.status).toBe(400);
+});
