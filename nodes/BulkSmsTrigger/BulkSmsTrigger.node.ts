@@ -1,0 +1,28 @@
+import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { triggerProperties } from './description';
+import { pollBatches } from './poll';
+
+export class BulkSmsTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Bulk SMS Trigger',
+		name: 'bulkSmsTrigger',
+		icon: { light: 'file:../BulkSms/bulkSms.svg', dark: 'file:../BulkSms/bulkSms.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle:
+			'={{ {"changes": "Every status change", "final": "Final statuses", "batchFinal": "Batch finished"}[$parameter["emit"]] }}',
+		description: 'Starts the workflow when messages of watched batches are delivered or fail',
+		defaults: { name: 'Bulk SMS Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'bulkSmsApi', required: true }],
+		properties: triggerProperties,
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		return await pollBatches.call(this);
+	}
+}

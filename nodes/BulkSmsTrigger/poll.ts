@@ -1,0 +1,215 @@
+import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import type { WireFormat } from '../shared/domain/body';
+import { readBatchId } from '../shared/domain/batchId';
+import { shapeReport, summariseReports, type DeliveryReport } from '../shared/domain/reports';
+import type { RawReport } from '../shared/domain/responses';
+import {
+	advance,
+	batchesToPoll,
+	MAX_WATCHED_BATCHES,
+	readState,
+	type BatchFinished,
+	type EmitMode,
+	type ReportEmission,
+	type WatchOptions,
+} from '../shared/domain/watch';
+import { fetchReports, serviceSettings } from '../shared/transport';
+
+/** Key of the trigger's memory in the node's static data. */
+const STATE_KEY = 'watch';
+/** Requests in flight at once: enough to watch many batches, gentle on the service. */
+const CONCURRENCY = 4;
+/** "Fetch test event" shows sample data; a 100,000-report batch would stall the editor. */
+const SAMPLE_SIZE = 100;
+
+interface Settings extends WatchOptions {
+	format: WireFormat;
+}
+
+type Shape = (raw: RawReport) => DeliveryReport;
+
+/**
+ * One poll: fetch every unfinished watched batch, compare with the stored state, emit the
+ * changes. The new state is stored only after every batch was fetched and every item built,
+ * so a failed poll leaves the state as it was and the next one emits what this one missed.
+ */
+export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const watched = watchedBatchIds.call(this);
+	const settings = readSettings.call(this);
+	const { timeZone } = await serviceSettings.call(this);
+	const shape = shaper(timeZone);
+	if (this.getMode() === 'manual') return await sample.call(this, watched[0], settings, shape);
+
+	const staticData = this.getWorkflowStaticData('node');
+	const state = readState(staticData[STATE_KEY]);
+	const fetched = await fetchAll.call(this, batchesToPoll(state, watched), settings.format);
+	const step = advance(state, watched, fetched, settings);
+	const items = [
+		...step.reports.map((emission) => reportItem.call(this, emission, shape)),
+		...step.finished.map((batch) => summaryItem.call(this, batch, settings, shape)),
+	];
+	if (JSON.stringify(step.state) !== JSON.stringify(staticData[STATE_KEY])) {
+		staticData[STATE_KEY] = step.state as unknown as IDataObject;
+	}
+	return items.length > 0 ? [items] : null;
+}
+
+// ---------------------------------------------------------------- parameters
+
+function readSettings(this: IPollFunctions): Settings {
+	return {
+		mode: this.getNodeParameter('emit', 'final') as EmitMode,
+		emitExisting: this.getNodeParameter('emitExisting', false) as boolean,
+		statuses: this.getNodeParameter('options.statuses', []) as string[],
+		format: this.getNodeParameter('options.format', 'json') as WireFormat,
+	};
+}
+
+/** Text (commas, spaces, new lines) or an expression's list; each id read as exact digits. */
+function watchedBatchIds(this: IPollFunctions): string[] {
+	const value = this.getNodeParameter('batchIds', '') as unknown;
+	const entries = (Array.isArray(value) ? value : [value]).flatMap((entry: unknown) =>
+		typeof entry === 'string' ? entry.split(/[\s,;]+/).filter((part) => part !== '') : [entry],
+	);
+	const ids: string[] = [];
+	for (const entry of entries) {
+		if (entry === null || entry === undefined || entry === '') continue;
+		const read = readBatchId(entry);
+		if ('problem' in read) {
+			throw new NodeOperationError(this.getNode(), `Cannot watch batch: ${read.problem}`, { description: read.hint });
+		}
+		if (!ids.includes(read.batchId)) ids.push(read.batchId);
+	}
+	if (ids.length === 0) {
+		throw new NodeOperationError(this.getNode(), 'No batch ID to watch', {
+			description: 'Enter the batch_id values that Send returned, separated by commas.',
+		});
+	}
+	if (ids.length > MAX_WATCHED_BATCHES) {
+		throw new NodeOperationError(this.getNode(), `Too many batches to watch: ${ids.length}`, {
+			description: `One trigger watches at most ${MAX_WATCHED_BATCHES} batches. Remove finished ones, or split them over several triggers.`,
+		});
+	}
+	return ids;
+}
+
+// ---------------------------------------------------------------- fetching
+
+/**
+ * Fetches batches a few at a time. After the first failure no new request starts; the
+ * poll then fails as a whole, naming the batch, since a partial result cannot be emitted.
+ */
+async function fetchAll(
+	this: IPollFunctions,
+	batchIds: readonly string[],
+	format: WireFormat,
+): Promise<Map<string, RawReport[]>> {
+	const fetched = new Map<string, RawReport[]>();
+	const failures: unknown[] = [];
+	let next = 0;
+	const worker = async () => {
+		while (failures.length === 0 && next < batchIds.length) {
+			const batchId = batchIds[next++];
+			try {
+				fetched.set(batchId, await fetchReports.call(this, batchId, { format }));
+			} catch (error) {
+				failures.push(explainFailure.call(this, error, batchId, batchIds.length));
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(CONCURRENCY, batchIds.length) }, worker));
+	if (failures.length > 0) throw failures[0];
+	return fetched;
+}
+
+function explainFailure(this: IPollFunctions, error: unknown, batchId: string, polled: number): Error {
+	const nodeError =
+		error instanceof NodeApiError || error instanceof NodeOperationError
+			? error
+			: new NodeOperationError(this.getNode(), error as Error);
+	if (!nodeError.message.includes(batchId)) {
+		nodeError.message = `Checking batch ${batchId} failed: ${nodeError.message}`;
+	}
+	const others = polled > 1 ? ` (one of ${polled} batches checked in this poll)` : '';
+	nodeError.description = [
+		nodeError.description,
+		`Batch ${batchId}${others}. Nothing was emitted and the trigger's memory is unchanged, so the next successful poll emits every change from where it left off.`,
+	]
+		.filter(Boolean)
+		.join(' ');
+	return nodeError;
+}
+
+// ---------------------------------------------------------------- output
+
+/**
+ * shapeReport builds date formatters on every call (about a millisecond each); the reports
+ * of a batch share few distinct delivery dates, so each distinct one is shaped once per poll.
+ * The cache lives in this poll only: nodes keep no state in memory between runs.
+ */
+function shaper(timeZone: string): Shape {
+	const dates = new Map<string, string | null>();
+	return (raw) => {
+		const known = dates.get(raw.delivery_date);
+		if (known === undefined) {
+			const shaped = shapeReport(raw, timeZone);
+			dates.set(raw.delivery_date, shaped.delivery_date);
+			return shaped;
+		}
+		const shaped = shapeReport({ ...raw, delivery_date: '' }, timeZone);
+		return { ...shaped, delivery_date: known, delivery_date_raw: raw.delivery_date };
+	};
+}
+
+function shapeChecked(this: IPollFunctions, shape: Shape, raw: RawReport): DeliveryReport {
+	try {
+		return shape(raw);
+	} catch (error) {
+		// shapeReport throws only for a delivery_date in neither documented format.
+		throw new NodeApiError(this.getNode(), { batch_id: raw.batch_id } as JsonObject, {
+			message: `The service's answer for batch ${raw.batch_id} could not be read: ${(error as Error).message}`,
+			description: "Nothing was emitted and the trigger's memory is unchanged.",
+		});
+	}
+}
+
+function reportItem(this: IPollFunctions, emission: ReportEmission<RawReport>, shape: Shape): INodeExecutionData {
+	const { batch_id, msisdn, status, ...rest } = shapeChecked.call(this, shape, emission.report);
+	return { json: { batch_id, msisdn, status, previous_status: emission.previousStatus, ...rest } };
+}
+
+/** The Get Status batch summary; lists reports only when a status filter says which. */
+function summaryItem(
+	this: IPollFunctions,
+	batch: BatchFinished<RawReport>,
+	settings: Settings,
+	shape: Shape,
+): INodeExecutionData {
+	const reports = batch.reports.map((raw) => shapeChecked.call(this, shape, raw));
+	const json: IDataObject = { ...summariseReports(batch.batchId, reports) };
+	if (settings.statuses.length > 0) {
+		json.reports = reports.filter((report) => settings.statuses.includes(report.status)) as unknown as IDataObject[];
+	}
+	return { json };
+}
+
+/**
+ * "Fetch test event" in the editor: what the trigger emits, built from the first watched
+ * batch as it is now. It reads no state and writes none.
+ */
+async function sample(
+	this: IPollFunctions,
+	batchId: string,
+	settings: Settings,
+	shape: Shape,
+): Promise<INodeExecutionData[][] | null> {
+	const raw = await fetchReports.call(this, batchId, { format: settings.format });
+	if (settings.mode === 'batchFinal') return [[summaryItem.call(this, { batchId, reports: raw }, settings, shape)]];
+	const matching = raw.filter((report) => settings.statuses.length === 0 || settings.statuses.includes(report.status));
+	// With no report in the chosen statuses yet, any report still shows the fields to map.
+	const shown = (matching.length > 0 ? matching : raw).slice(0, SAMPLE_SIZE);
+	const items = shown.map((report) => reportItem.call(this, { batchId, report, previousStatus: null }, shape));
+	return items.length > 0 ? [items] : null;
+}
