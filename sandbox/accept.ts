@@ -39,7 +39,13 @@ function match(ranges: Range[], type: string, subtype: string): { q: number; spe
 	let best = { q: 0, specificity: -1 };
 	for (const r of ranges) {
 		const specificity =
-			r.type === type && r.subtype === subtype ? 2 : r.type === type && r.subtype === '*' ? 1 : r.type === '*' ? 0 : -1;
+			r.type === type && r.subtype === subtype
+				? 2
+				: r.type === type && r.subtype === '*'
+					? 1
+					: r.type === '*'
+						? 0
+						: -1;
 		if (specificity > best.specificity) best = { q: r.q, specificity };
 	}
 	return best;

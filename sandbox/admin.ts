@@ -9,7 +9,12 @@ import { FAULT_KINDS, type FaultKind, type FaultOptions } from './faults';
 import { readBody, respondJson } from './http';
 import { TEST_NUMBER_TABLE, VALID_MSISDN, type ReportStatus } from './numbers';
 
-type Handler = (core: SandboxCore, body: unknown, url: URL, match: RegExpExecArray) => Promise<unknown> | unknown;
+type Handler = (
+	core: SandboxCore,
+	body: unknown,
+	url: URL,
+	match: RegExpExecArray,
+) => Promise<unknown> | unknown;
 
 class AdminError extends Error {
 	constructor(
@@ -21,14 +26,21 @@ class AdminError extends Error {
 }
 
 function object(body: unknown): Record<string, unknown> {
-	if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AdminError(400, 'expected a JSON object');
+	if (typeof body !== 'object' || body === null || Array.isArray(body))
+		throw new AdminError(400, 'expected a JSON object');
 	return body as Record<string, unknown>;
 }
 
 function clockView(core: SandboxCore) {
 	const now = core.clock.now();
 	const { timeZone, finalAfterMs } = core.options;
-	return { now: new Date(now).toISOString(), now_ms: now, time_scale: core.clock.scale, final_after_ms: finalAfterMs, time_zone: timeZone };
+	return {
+		now: new Date(now).toISOString(),
+		now_ms: now,
+		time_scale: core.clock.scale,
+		final_after_ms: finalAfterMs,
+		time_zone: timeZone,
+	};
 }
 
 function moveClock(core: SandboxCore, body: unknown) {
@@ -49,7 +61,11 @@ function queueFaults(core: SandboxCore, body: unknown) {
 }
 
 const ROUTES: Array<{ method: string; path: RegExp; run: Handler }> = [
-	{ method: 'GET', path: /^\/_sandbox\/batches$/, run: (c, _b, url) => c.received(url.searchParams.get('account') ?? undefined) },
+	{
+		method: 'GET',
+		path: /^\/_sandbox\/batches$/,
+		run: (c, _b, url) => c.received(url.searchParams.get('account') ?? undefined),
+	},
 	{ method: 'GET', path: /^\/_sandbox\/requests$/, run: (c) => ({ requests: c.requests() }) },
 	{ method: 'GET', path: /^\/_sandbox\/accounts$/, run: (c) => ({ accounts: c.accounts() }) },
 	{
@@ -84,7 +100,11 @@ const ROUTES: Array<{ method: string; path: RegExp; run: Handler }> = [
 	{
 		method: 'GET',
 		path: /^\/_sandbox\/test-numbers$/,
-		run: (c) => ({ valid_msisdn: VALID_MSISDN.source, table: TEST_NUMBER_TABLE, networks: c.options.networks }),
+		run: (c) => ({
+			valid_msisdn: VALID_MSISDN.source,
+			table: TEST_NUMBER_TABLE,
+			networks: c.options.networks,
+		}),
 	},
 ];
 
@@ -98,16 +118,28 @@ async function parseJson(req: IncomingMessage): Promise<unknown> {
 	}
 }
 
-export async function handleAdmin(core: SandboxCore, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleAdmin(
+	core: SandboxCore,
+	req: IncomingMessage,
+	res: ServerResponse,
+	url: URL,
+): Promise<void> {
 	const candidates = ROUTES.filter((r) => r.path.test(url.pathname));
 	const route = candidates.find((r) => r.method === req.method);
 	if (!route) {
 		const status = candidates.length ? 405 : 404;
-		return respondJson(res, status, { error: `${req.method} ${url.pathname} is not an admin endpoint` });
+		return respondJson(res, status, {
+			error: `${req.method} ${url.pathname} is not an admin endpoint`,
+		});
 	}
 	try {
 		const body = req.method === 'GET' ? undefined : await parseJson(req);
-		const result = await route.run(core, body, url, route.path.exec(url.pathname) as RegExpExecArray);
+		const result = await route.run(
+			core,
+			body,
+			url,
+			route.path.exec(url.pathname) as RegExpExecArray,
+		);
 		respondJson(res, 200, result);
 	} catch (error) {
 		const status = error instanceof AdminError ? error.status : 400;

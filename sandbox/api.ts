@@ -74,13 +74,19 @@ export function send(account: Account, form: URLSearchParams, ctx: ApiContext): 
 	if (typeof validity === 'string') return rejected(account, validity);
 	const valid = splitDestinations(destination).filter(isValidMsisdn);
 	if (valid.length === 0) {
-		return rejected(account, 'no valid destination: use international format, digits only, 8 to 15 digits, no leading 0');
+		return rejected(
+			account,
+			'no valid destination: use international format, digits only, 8 to 15 digits, no leading 0',
+		);
 	}
 	const { encoding, parts } = countParts(message);
 	const cost = parts * valid.length;
 	if (cost > account.credits) {
 		const need = `${valid.length} destination(s) x ${parts} part(s)`;
-		return rejected(account, `insufficient credits: the batch needs ${cost} (${need}), the account has ${account.credits}`);
+		return rejected(
+			account,
+			`insufficient credits: the batch needs ${cost} (${need}), the account has ${account.credits}`,
+		);
 	}
 	account.credits -= cost;
 	const batch: Batch = {
@@ -109,7 +115,12 @@ export function send(account: Account, form: URLSearchParams, ctx: ApiContext): 
 export const BATCH_ID = /^\d{1,19}$/;
 
 /** Report fields in the order of seed 2.3 (JSON) or of seed 4.2 rule 2 (XML). */
-export function reportFields(batch: Batch, message: Message, format: Format, ctx: ApiContext): Fields {
+export function reportFields(
+	batch: Batch,
+	message: Message,
+	format: Format,
+	ctx: ApiContext,
+): Fields {
 	const state = stateAt(batch, message, ctx.now, ctx.finalAfterMs);
 	const date =
 		state.finalAt === undefined

@@ -59,7 +59,8 @@ function parseNumber(text: string, what: string, min = 0, max = Infinity): numbe
 export function parseAccount(text: string): Account {
 	const first = text.indexOf(':');
 	const last = text.lastIndexOf(':');
-	if (first <= 0 || last === first) throw new Error(`account: "${text}" is not USER:PASSWORD:CREDITS`);
+	if (first <= 0 || last === first)
+		throw new Error(`account: "${text}" is not USER:PASSWORD:CREDITS`);
 	const credits = parseNumber(text.slice(last + 1), 'account credits');
 	if (!Number.isInteger(credits)) throw new Error(`account credits must be whole: "${text}"`);
 	return { username: text.slice(0, first), password: text.slice(first + 1, last), credits };
@@ -112,7 +113,10 @@ type Env = Record<string, string | undefined>;
 
 function listFrom(flag: string[] | undefined, env: string | undefined): string[] {
 	if (flag?.length) return flag;
-	return (env ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+	return (env ?? '')
+		.split(',')
+		.map((s) => s.trim())
+		.filter((s) => s !== '');
 }
 
 function faultsFrom(get: (flag: string, env: string) => string | undefined): Partial<FaultOptions> {
@@ -128,7 +132,8 @@ function faultsFrom(get: (flag: string, env: string) => string | undefined): Par
 	const latency = get('latency', 'SANDBOX_LATENCY');
 	if (latency !== undefined) faults.latencyMs = parseDuration(latency);
 	const retryAfter = get('retry-after', 'SANDBOX_RETRY_AFTER');
-	if (retryAfter !== undefined) faults.retryAfterSeconds = parseNumber(retryAfter, 'retry-after', 0);
+	if (retryAfter !== undefined)
+		faults.retryAfterSeconds = parseNumber(retryAfter, 'retry-after', 0);
 	const limit = get('rate-limit', 'SANDBOX_RATE_LIMIT');
 	if (limit !== undefined) faults.rateLimit = parseRateLimit(limit);
 	const seed = get('fault-seed', 'SANDBOX_FAULT_SEED');
@@ -143,24 +148,37 @@ export interface CliConfig {
 }
 
 export function parseCli(argv: string[], env: Env): CliConfig {
-	const { values } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false });
+	const { values } = parseArgs({
+		args: argv,
+		options: FLAGS,
+		strict: true,
+		allowPositionals: false,
+	});
 	const v = values as Record<string, string | string[] | boolean | undefined>;
 	const get = (flag: string, name: string) => (v[flag] as string | undefined) ?? env[name];
-	const truthy = (flag: string, name: string) => v[flag] === true || /^(1|true|yes)$/i.test(env[name] ?? '');
+	const truthy = (flag: string, name: string) =>
+		v[flag] === true || /^(1|true|yes)$/i.test(env[name] ?? '');
 	const options = { ...defaultOptions(), port: 8555 };
 	options.host = get('host', 'SANDBOX_HOST') ?? options.host;
 	const port = get('port', 'SANDBOX_PORT');
 	if (port !== undefined) options.port = parseNumber(port, 'port', 0, 65535);
-	const accounts = listFrom(v.account as string[] | undefined, env.SANDBOX_ACCOUNTS).map(parseAccount);
+	const accounts = listFrom(v.account as string[] | undefined, env.SANDBOX_ACCOUNTS).map(
+		parseAccount,
+	);
 	const credits = get('credits', 'SANDBOX_CREDITS');
-	const demo = { ...DEMO_ACCOUNT, ...(credits === undefined ? {} : { credits: parseNumber(credits, 'credits') }) };
+	const demo = {
+		...DEMO_ACCOUNT,
+		...(credits === undefined ? {} : { credits: parseNumber(credits, 'credits') }),
+	};
 	options.accounts = accounts.length ? accounts : [demo];
 	const scale = get('time-scale', 'SANDBOX_TIME_SCALE');
 	if (scale !== undefined) options.timeScale = parseNumber(scale, 'time-scale');
 	const finalAfter = get('final-after', 'SANDBOX_FINAL_AFTER');
 	if (finalAfter !== undefined) options.finalAfterMs = parseDuration(finalAfter);
 	options.timeZone = get('time-zone', 'SANDBOX_TIME_ZONE') ?? options.timeZone;
-	options.networks = withNetworks(listFrom(v.network as string[] | undefined, env.SANDBOX_NETWORKS).map(parseNetwork));
+	options.networks = withNetworks(
+		listFrom(v.network as string[] | undefined, env.SANDBOX_NETWORKS).map(parseNetwork),
+	);
 	options.stateFile = get('state-file', 'SANDBOX_STATE_FILE');
 	options.faults = faultsFrom(get);
 	options.admin = !(v['no-admin'] === true || /^(0|false|no)$/i.test(env.SANDBOX_ADMIN ?? ''));
@@ -169,13 +187,21 @@ export function parseCli(argv: string[], env: Env): CliConfig {
 
 export function banner(sandbox: Sandbox): string {
 	const { options } = sandbox;
-	const lines = [`Bulk SMS sandbox listening on ${sandbox.baseUrl}`, '', 'n8n credential (Bulk SMS API):'];
+	const lines = [
+		`Bulk SMS sandbox listening on ${sandbox.baseUrl}`,
+		'',
+		'n8n credential (Bulk SMS API):',
+	];
 	lines.push(`  Base URL  ${sandbox.baseUrl}`);
 	for (const a of sandbox.accounts()) {
-		const password = options.accounts.find((o) => o.username === a.username)?.password ?? '(from the state file)';
+		const password =
+			options.accounts.find((o) => o.username === a.username)?.password ?? '(from the state file)';
 		lines.push(`  Username  ${a.username}   Password  ${password}   (${a.credits} credits)`);
 	}
-	lines.push('', `Clock x${options.timeScale}, messages final after ${options.finalAfterMs} ms of sandbox time, zone ${options.timeZone}.`);
+	lines.push(
+		'',
+		`Clock x${options.timeScale}, messages final after ${options.finalAfterMs} ms of sandbox time, zone ${options.timeZone}.`,
+	);
 	if (options.stateFile) lines.push(`State file: ${options.stateFile}`);
 	if (options.admin) lines.push(`Admin view: ${sandbox.baseUrl}/_sandbox/batches`);
 	lines.push('Press Ctrl-C to stop.');
@@ -191,7 +217,8 @@ async function main(): Promise<void> {
 		process.exit(2);
 	}
 	if (config.help) return void console.log(USAGE);
-	if (!config.quiet) config.options.log = (line) => console.log(`${new Date().toISOString()} ${line}`);
+	if (!config.quiet)
+		config.options.log = (line) => console.log(`${new Date().toISOString()} ${line}`);
 	const sandbox = await startSandbox(config.options);
 	console.log(banner(sandbox));
 	let stopping = false;

@@ -63,7 +63,10 @@ export class SandboxCore {
 	private readonly log: RequestLogEntry[] = [];
 	private readonly writer?: StateWriter;
 
-	private constructor(readonly options: SandboxOptions, clockStart: number) {
+	private constructor(
+		readonly options: SandboxOptions,
+		clockStart: number,
+	) {
 		this.store = new Store(options.accounts);
 		this.clock = new Clock(options.timeScale, clockStart);
 		this.faults = new Faults(options.faults);
@@ -105,7 +108,9 @@ export class SandboxCore {
 
 	received(account?: string): Received {
 		const now = this.clock.now();
-		const batches = [...this.store.batches.values()].filter((b) => !account || b.account === account);
+		const batches = [...this.store.batches.values()].filter(
+			(b) => !account || b.account === account,
+		);
 		const counts = new Map<string, { msisdn: string; accepted: number; batch_ids: string[] }>();
 		const out = batches.map((b): ReceivedBatch => {
 			for (const m of b.messages) {
@@ -116,19 +121,41 @@ export class SandboxCore {
 			}
 			const messages = b.messages.map((m): ReceivedMessage => {
 				const state = stateAt(b, m, now, this.options.finalAfterMs);
-				const final = state.finalAt === undefined ? {} : { final_at: new Date(state.finalAt).toISOString() };
-				const base = { msisdn: m.msisdn, gateway_session_id: m.gatewaySessionId, network_id: m.networkId };
-				return { ...base, status: state.status, valid_until: new Date(m.validUntil).toISOString(), ...final };
+				const final =
+					state.finalAt === undefined ? {} : { final_at: new Date(state.finalAt).toISOString() };
+				const base = {
+					msisdn: m.msisdn,
+					gateway_session_id: m.gatewaySessionId,
+					network_id: m.networkId,
+				};
+				return {
+					...base,
+					status: state.status,
+					valid_until: new Date(m.validUntil).toISOString(),
+					...final,
+				};
 			});
 			const { batchId: batch_id, encoding, parts, creditsCharged: credits_charged } = b;
 			const submitted_at = new Date(b.submittedAt).toISOString();
-			return { batch_id, account: b.account, message: b.message, encoding, parts, credits_charged, submitted_at, messages };
+			return {
+				batch_id,
+				account: b.account,
+				message: b.message,
+				encoding,
+				parts,
+				credits_charged,
+				submitted_at,
+				messages,
+			};
 		});
 		return { batches: out, destinations: [...counts.values()] };
 	}
 
 	accounts(): Array<{ username: string; credits: number }> {
-		return [...this.store.accounts.values()].map(({ username, credits }) => ({ username, credits }));
+		return [...this.store.accounts.values()].map(({ username, credits }) => ({
+			username,
+			credits,
+		}));
 	}
 
 	/** Adds an account or changes its password and/or credits. */
@@ -137,7 +164,8 @@ export class SandboxCore {
 		const password = change.password ?? existing?.password;
 		if (password === undefined) throw new Error('a new account needs a password');
 		const credits = change.credits ?? existing?.credits ?? 0;
-		if (!Number.isInteger(credits) || credits < 0) throw new Error('credits must be a whole number, 0 or more');
+		if (!Number.isInteger(credits) || credits < 0)
+			throw new Error('credits must be a whole number, 0 or more');
 		this.store.accounts.set(change.username, { username: change.username, password, credits });
 		await this.persist();
 	}

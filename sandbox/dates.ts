@@ -55,7 +55,14 @@ function offsetAt(epochMs: number, zone: string): number {
 	if (fixed !== undefined) return fixed;
 	const parts = ianaFormatter(zone).formatToParts(new Date(epochMs));
 	const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-	const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+	const wall = Date.UTC(
+		get('year'),
+		get('month') - 1,
+		get('day'),
+		get('hour'),
+		get('minute'),
+		get('second'),
+	);
 	return wall - Math.floor(epochMs / 1000) * 1000;
 }
 

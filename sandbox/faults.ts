@@ -6,7 +6,12 @@
  */
 
 export type FaultKind = 'error500' | 'error429' | 'dropBefore' | 'dropAfter';
-export const FAULT_KINDS: readonly FaultKind[] = ['dropBefore', 'error500', 'error429', 'dropAfter'];
+export const FAULT_KINDS: readonly FaultKind[] = [
+	'dropBefore',
+	'error500',
+	'error429',
+	'dropAfter',
+];
 
 export interface FaultOptions {
 	/** Added before every /api response, in real milliseconds. */

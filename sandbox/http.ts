@@ -31,7 +31,12 @@ export function respond(
 	res.end(body);
 }
 
-export function respondText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}) {
+export function respondText(
+	res: ServerResponse,
+	status: number,
+	text: string,
+	headers: Record<string, string> = {},
+) {
 	respond(res, status, `${text}\n`, 'text/plain; charset=utf-8', headers);
 }
 
@@ -40,7 +45,9 @@ export function respondJson(res: ServerResponse, status: number, value: unknown)
 }
 
 /** Username and password of HTTP Basic credentials, or undefined when absent or malformed. */
-export function basicCredentials(header: string | undefined): { username: string; password: string } | undefined {
+export function basicCredentials(
+	header: string | undefined,
+): { username: string; password: string } | undefined {
 	const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
 	if (!m) return undefined;
 	const decoded = Buffer.from(m[1], 'base64').toString('utf8');

@@ -24,7 +24,12 @@ function natural(batch: Batch, message: Message, now: number, finalAfterMs: numb
 	return now >= finalAt ? { status: rule.status, finalAt } : ENROUTE;
 }
 
-export function stateAt(batch: Batch, message: Message, now: number, finalAfterMs: number): MessageState {
+export function stateAt(
+	batch: Batch,
+	message: Message,
+	now: number,
+	finalAfterMs: number,
+): MessageState {
 	const current = natural(batch, message, now, finalAfterMs);
 	const forced = message.forced;
 	// A forced status is a test tool: it applies from its time on, whatever came before.

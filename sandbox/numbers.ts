@@ -48,10 +48,20 @@ export const TEST_NUMBER_TABLE: readonly TestNumberRule[] = [
 	{ lastDigit: '2', status: 'DELIVRD', timing: 'after-delay', meaning: 'delivered' },
 	{ lastDigit: '3', status: 'DELIVRD', timing: 'after-delay', meaning: 'delivered' },
 	{ lastDigit: '4', status: 'DELIVRD', timing: 'after-delay', meaning: 'delivered' },
-	{ lastDigit: '5', status: 'ACCEPTD', timing: 'after-delay', meaning: 'read by the network for the user' },
+	{
+		lastDigit: '5',
+		status: 'ACCEPTD',
+		timing: 'after-delay',
+		meaning: 'read by the network for the user',
+	},
 	{ lastDigit: '6', status: 'UNDELIV', timing: 'after-delay', meaning: 'undeliverable' },
 	{ lastDigit: '7', status: 'REJECTD', timing: 'after-delay', meaning: 'rejected by the network' },
-	{ lastDigit: '8', status: 'EXPIRED', timing: 'at-validity-end', meaning: 'ENROUTE until its validity ends, then EXPIRED' },
+	{
+		lastDigit: '8',
+		status: 'EXPIRED',
+		timing: 'at-validity-end',
+		meaning: 'ENROUTE until its validity ends, then EXPIRED',
+	},
 	{ lastDigit: '9', status: 'ENROUTE', timing: 'never', meaning: 'stays ENROUTE for ever' },
 ];
 

@@ -31,7 +31,11 @@ export function jsonObject(fields: Fields): string {
 	return `{${fields.map(([k, v]) => `${JSON.stringify(k)}:${jsonValue(v)}`).join(',')}}`;
 }
 
-const builder = new XMLBuilder({ format: false, suppressEmptyNode: false, ignoreAttributes: false });
+const builder = new XMLBuilder({
+	format: false,
+	suppressEmptyNode: false,
+	ignoreAttributes: false,
+});
 const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>';
 
 function xmlChildren(fields: Fields): Record<string, string> {

@@ -9,14 +9,27 @@ import { handleAdmin } from './admin';
 import { BATCH_ID, reportFields, send } from './api';
 import { SandboxCore, type Received, type RequestLogEntry } from './core';
 import type { FaultKind, FaultOptions } from './faults';
-import { basicCredentials, BodyTooLarge, isFormContentType, readBody, respond, respondText } from './http';
+import {
+	basicCredentials,
+	BodyTooLarge,
+	isFormContentType,
+	readBody,
+	respond,
+	respondText,
+} from './http';
 import type { ReportStatus } from './numbers';
 import { defaultOptions, type SandboxOptions } from './options';
 import { CONTENT_TYPES, renderError, renderSend, renderStatus, type Format } from './render';
 import type { Account } from './store';
 
 export { DEMO_ACCOUNT, defaultOptions, type SandboxOptions } from './options';
-export { TEST_NUMBER_TABLE, DEFAULT_NETWORKS, VALID_MSISDN, type TestNumberRule, type NetworkRule } from './numbers';
+export {
+	TEST_NUMBER_TABLE,
+	DEFAULT_NETWORKS,
+	VALID_MSISDN,
+	type TestNumberRule,
+	type NetworkRule,
+} from './numbers';
 export { FIRST_BATCH_ID, FIRST_SESSION_ID } from './store';
 export type { FaultKind, FaultOptions } from './faults';
 export type { Received, RequestLogEntry } from './core';
@@ -123,7 +136,8 @@ class SandboxServer {
 		if (url.pathname.startsWith('/_sandbox/') && this.core.options.admin) {
 			return handleAdmin(this.core, req, res, url);
 		}
-		if (!url.pathname.startsWith('/api/')) return respondText(res, 404, `no such path: ${url.pathname}`);
+		if (!url.pathname.startsWith('/api/'))
+			return respondText(res, 404, `no such path: ${url.pathname}`);
 		return this.handleApi(req, res, url);
 	}
 
@@ -159,12 +173,18 @@ class SandboxServer {
 		const limited = this.core.faults.overLimit(entry.account ?? '-', Date.now());
 		if (limited !== undefined) {
 			entry.fault = 'rateLimit';
-			conn.fail(429, `rate limit exceeded; retry after ${limited} s`, { 'Retry-After': String(limited) });
+			conn.fail(429, `rate limit exceeded; retry after ${limited} s`, {
+				'Retry-After': String(limited),
+			});
 			return this.finish(conn);
 		}
 		if (format === undefined) {
 			entry.outcome = 406;
-			respondText(res, 406, 'the sandbox answers application/json or application/xml; see the Accept header');
+			respondText(
+				res,
+				406,
+				'the sandbox answers application/json or application/xml; see the Accept header',
+			);
 			return this.finish(conn);
 		}
 		await this.route(conn, body, fault === 'dropAfter');
@@ -177,14 +197,18 @@ class SandboxServer {
 		else if (fault === 'error500') conn.fail(500, 'injected fault: internal server error');
 		else if (fault === 'error429') {
 			const after = String(this.core.faults.retryAfterSeconds);
-			conn.fail(429, `injected fault: too many requests; retry after ${after} s`, { 'Retry-After': after });
+			conn.fail(429, `injected fault: too many requests; retry after ${after} s`, {
+				'Retry-After': after,
+			});
 		} else return false;
 		return true;
 	}
 
 	private finish(conn: Connection): void {
 		const { entry } = conn;
-		this.core.options.log?.(`${entry.method} ${entry.path}${entry.query} ${entry.account ?? '-'} -> ${entry.outcome}`);
+		this.core.options.log?.(
+			`${entry.method} ${entry.path}${entry.query} ${entry.account ?? '-'} -> ${entry.outcome}`,
+		);
 	}
 
 	private authenticate(conn: Connection): Account | undefined {

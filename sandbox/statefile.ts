@@ -15,7 +15,8 @@ export async function readState(file: string): Promise<StoreSnapshot | undefined
 		throw error;
 	}
 	const snapshot = JSON.parse(text) as StoreSnapshot;
-	if (snapshot.version !== 1) throw new Error(`${file}: unknown state file version ${String(snapshot.version)}`);
+	if (snapshot.version !== 1)
+		throw new Error(`${file}: unknown state file version ${String(snapshot.version)}`);
 	return snapshot;
 }
 

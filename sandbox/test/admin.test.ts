@@ -19,7 +19,11 @@ const admin = async (path: string, init: { method?: string; body?: unknown } = {
 
 it('GET /_sandbox/batches lists every accepted batch and counts acceptances per destination', async () => {
 	const b1 = await sendOk(sb, { destination: '447700900001,447700900002,0123', message: 'one' });
-	const b2 = await sendOk(sb, { destination: '447700900001', message: 'two' }, { auth: { username: 'other', password: 'pw' } });
+	const b2 = await sendOk(
+		sb,
+		{ destination: '447700900001', message: 'two' },
+		{ auth: { username: 'other', password: 'pw' } },
+	);
 	const { status, body } = await admin('/_sandbox/batches');
 	expect(status).toBe(200);
 	expect(body.destinations).toEqual([
@@ -35,7 +39,12 @@ it('GET /_sandbox/batches lists every accepted batch and counts acceptances per 
 		credits_charged: 2,
 		submitted_at: '2026-01-15T10:00:00.000Z',
 		messages: [
-			expect.objectContaining({ msisdn: '447700900001', network_id: 23410, status: 'ENROUTE', valid_until: '2026-01-18T10:00:00.000Z' }),
+			expect.objectContaining({
+				msisdn: '447700900001',
+				network_id: 23410,
+				status: 'ENROUTE',
+				valid_until: '2026-01-18T10:00:00.000Z',
+			}),
 			expect.objectContaining({ msisdn: '447700900002' }),
 		],
 	});
@@ -43,13 +52,22 @@ it('GET /_sandbox/batches lists every accepted batch and counts acceptances per 
 	expect(typeof body.batches[0].messages[0].gateway_session_id).toBe('string');
 	const mine = await admin('/_sandbox/batches?account=other');
 	expect(mine.body.batches.map((b: { batch_id: string }) => b.batch_id)).toEqual([b2]);
-	expect(sb.received('other').destinations).toEqual([{ msisdn: '447700900001', accepted: 1, batch_ids: [b2] }]);
+	expect(sb.received('other').destinations).toEqual([
+		{ msisdn: '447700900001', accepted: 1, batch_ids: [b2] },
+	]);
 });
 
 it('GET /_sandbox/requests shows what each /api request carried, without passwords', async () => {
 	await sendOk(sb, { destination: '447700900001', message: 'x' });
 	const { body } = await admin('/_sandbox/requests');
-	expect(body.requests).toEqual([expect.objectContaining({ method: 'POST', path: '/api/sms/send', account: 'demo', outcome: 200 })]);
+	expect(body.requests).toEqual([
+		expect.objectContaining({
+			method: 'POST',
+			path: '/api/sms/send',
+			account: 'demo',
+			outcome: 200,
+		}),
+	]);
 	expect(JSON.stringify(body)).not.toContain('demo-password');
 });
 
@@ -65,15 +83,23 @@ it('accounts can be listed, added and given credits', async () => {
 		{ username: 'other', credits: 10 },
 		{ username: 'third', credits: 3 },
 	]);
-	expect((await admin('/_sandbox/accounts/fourth', { method: 'PUT', body: { credits: 3 } })).status).toBe(400);
-	expect((await admin('/_sandbox/accounts/demo', { method: 'PUT', body: { credits: -1 } })).status).toBe(400);
+	expect(
+		(await admin('/_sandbox/accounts/fourth', { method: 'PUT', body: { credits: 3 } })).status,
+	).toBe(400);
+	expect(
+		(await admin('/_sandbox/accounts/demo', { method: 'PUT', body: { credits: -1 } })).status,
+	).toBe(400);
 });
 
 it('GET /_sandbox/test-numbers serves the table the README documents', async () => {
 	const { body } = await admin('/_sandbox/test-numbers');
 	expect(body.table).toEqual(TEST_NUMBER_TABLE);
 	expect(body.valid_msisdn).toBe('^[1-9][0-9]{7,14}$');
-	expect(body.networks).toContainEqual({ prefix: '44', networkId: 23410, maxValidityMs: 3 * 86_400_000 });
+	expect(body.networks).toContainEqual({
+		prefix: '44',
+		networkId: 23410,
+		maxValidityMs: 3 * 86_400_000,
+	});
 });
 
 it('unknown admin paths are 404, wrong methods 405, bad JSON 400', async () => {

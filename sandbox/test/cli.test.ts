@@ -25,12 +25,44 @@ describe('parseCli', () => {
 	it('reads every flag', () => {
 		const { options, quiet } = parseCli(
 			[
-				'--host', '0.0.0.0', '--port', '0', '--account', 'a:p:1', '--account', 'b:x:y:2',
-				'--time-scale', '60', '--final-after', '2s', '--time-zone', 'Europe/Paris',
-				'--network', '44:999:1h', '--network', '352:27001:2d', '--state-file', '/tmp/s.json',
-				'--latency', '250ms', '--error-500-rate', '0.1', '--error-429-rate', '0.2', '--retry-after', '3',
-				'--drop-before-rate', '0.05', '--drop-after-rate', '0.01', '--rate-limit', '10/1s', '--fault-seed', '7',
-				'--no-admin', '--quiet',
+				'--host',
+				'0.0.0.0',
+				'--port',
+				'0',
+				'--account',
+				'a:p:1',
+				'--account',
+				'b:x:y:2',
+				'--time-scale',
+				'60',
+				'--final-after',
+				'2s',
+				'--time-zone',
+				'Europe/Paris',
+				'--network',
+				'44:999:1h',
+				'--network',
+				'352:27001:2d',
+				'--state-file',
+				'/tmp/s.json',
+				'--latency',
+				'250ms',
+				'--error-500-rate',
+				'0.1',
+				'--error-429-rate',
+				'0.2',
+				'--retry-after',
+				'3',
+				'--drop-before-rate',
+				'0.05',
+				'--drop-after-rate',
+				'0.01',
+				'--rate-limit',
+				'10/1s',
+				'--fault-seed',
+				'7',
+				'--no-admin',
+				'--quiet',
 			],
 			{},
 		);
@@ -57,8 +89,16 @@ describe('parseCli', () => {
 				seed: 7,
 			},
 		});
-		expect(options.networks).toContainEqual({ prefix: '44', networkId: 999, maxValidityMs: 3600_000 });
-		expect(options.networks).toContainEqual({ prefix: '352', networkId: 27001, maxValidityMs: 2 * 86_400_000 });
+		expect(options.networks).toContainEqual({
+			prefix: '44',
+			networkId: 999,
+			maxValidityMs: 3600_000,
+		});
+		expect(options.networks).toContainEqual({
+			prefix: '352',
+			networkId: 27001,
+			maxValidityMs: 2 * 86_400_000,
+		});
 		expect(options.networks.filter((n) => n.prefix === '44')).toHaveLength(1);
 		expect(quiet).toBe(true);
 	});
@@ -78,12 +118,17 @@ describe('parseCli', () => {
 		expect(options.port).toBe(9001);
 		expect(options.accounts.map((a) => a.username)).toEqual(['a', 'b']);
 		expect(options.timeScale).toBe(10);
-		expect(options.faults).toEqual({ error429Rate: 0.5, rateLimit: { limit: 5, windowMs: 60_000 } });
+		expect(options.faults).toEqual({
+			error429Rate: 0.5,
+			rateLimit: { limit: 5, windowMs: 60_000 },
+		});
 		expect([options.admin, quiet, options.stateFile]).toEqual([false, true, 'state.json']);
 	});
 
 	it('--credits sets the demo account', () => {
-		expect(parseCli(['--credits', '5'], {}).options.accounts).toEqual([{ username: 'demo', password: 'demo-password', credits: 5 }]);
+		expect(parseCli(['--credits', '5'], {}).options.accounts).toEqual([
+			{ username: 'demo', password: 'demo-password', credits: 5 },
+		]);
 	});
 
 	it.each([
@@ -114,23 +159,31 @@ describe('parseCli', () => {
 it('npm run sandbox starts, prints the base URL and demo account, serves, and stops on Ctrl-C', async () => {
 	const root = path.resolve(__dirname, '../..');
 	// Its own process group, so Ctrl-C can be imitated the way a terminal sends it: to the group.
-	const child = spawn('npm', ['run', '--silent', 'sandbox', '--', '--port', '0', '--credits', '42'], {
-		cwd: root,
-		detached: true,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
+	const child = spawn(
+		'npm',
+		['run', '--silent', 'sandbox', '--', '--port', '0', '--credits', '42'],
+		{
+			cwd: root,
+			detached: true,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		},
+	);
 	let out = '';
 	child.stdout.on('data', (d: Buffer) => (out += d.toString()));
 	// 'close' waits until every process of the group has let go of stdout: the sandbox too, not only npm.
 	const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
 	try {
-		for (let i = 0; i < 300 && !/Press Ctrl-C/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+		for (let i = 0; i < 300 && !/Press Ctrl-C/.test(out); i++)
+			await new Promise((r) => setTimeout(r, 50));
 		const baseUrl = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
 		expect(baseUrl).toBeDefined();
 		expect(out).toMatch(/Username {2}demo {3}Password {2}demo-password {3}\(42 credits\)/);
 		const res = await fetch(`${baseUrl}/api/sms/send`, {
 			method: 'POST',
-			headers: { Authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+			headers: {
+				Authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}`,
+				'Content-Type': 'application/x-www-form-urlencoded',
+			},
 			body: 'destination=447700900001&message=hi',
 		});
 		expect(await res.text()).toMatch(/"remaining_credits":41/);

@@ -48,7 +48,9 @@ it('dropped after processing: no answer, but the batch was accepted and charged 
 	sb.queueFaults('dropAfter');
 	await expect(send(sb, hi)).rejects.toThrow();
 	expect(credits()).toBe(999);
-	expect(sb.received().destinations).toEqual([expect.objectContaining({ msisdn: '447700900001', accepted: 1 })]);
+	expect(sb.received().destinations).toEqual([
+		expect.objectContaining({ msisdn: '447700900001', accepted: 1 }),
+	]);
 	expect(sb.requests()[0]).toMatchObject({ outcome: 'dropped-after', form: hi });
 	// A careless client that sends again shows up as a second acceptance.
 	await send(sb, hi);
@@ -74,7 +76,8 @@ it('shares are drawn from a seeded generator: the same seed gives the same run',
 	const run = async () => {
 		sb.setFaults({ error500Rate: 0.3, error429Rate: 0.3, seed: 42 });
 		const out: number[] = [];
-		for (let i = 0; i < 40; i++) out.push((await call(sb, '/api/sms/get_status?batch_id=1')).status);
+		for (let i = 0; i < 40; i++)
+			out.push((await call(sb, '/api/sms/get_status?batch_id=1')).status);
 		return out;
 	};
 	const first = await run();
@@ -116,13 +119,26 @@ it('setFaults({}) turns everything off; the admin view sets and shows faults', a
 	sb.setFaults({ error500Rate: 1 });
 	sb.setFaults({});
 	expect((await send(sb, hi)).status).toBe(200);
-	const put = await call(sb, '/_sandbox/faults', { method: 'PUT', body: JSON.stringify({ error429Rate: 1, retryAfterSeconds: 3 }) });
-	expect(parseJsonLossless(put.text)).toMatchObject({ error429Rate: 1, retryAfterSeconds: 3, error500Rate: 0 });
+	const put = await call(sb, '/_sandbox/faults', {
+		method: 'PUT',
+		body: JSON.stringify({ error429Rate: 1, retryAfterSeconds: 3 }),
+	});
+	expect(parseJsonLossless(put.text)).toMatchObject({
+		error429Rate: 1,
+		retryAfterSeconds: 3,
+		error500Rate: 0,
+	});
 	expect((await send(sb, hi)).headers.get('retry-after')).toBe('3');
 	await call(sb, '/_sandbox/faults', { method: 'PUT', body: '{}' });
-	const queued = await call(sb, '/_sandbox/faults/queue', { method: 'POST', body: JSON.stringify({ faults: ['dropAfter'] }) });
+	const queued = await call(sb, '/_sandbox/faults/queue', {
+		method: 'POST',
+		body: JSON.stringify({ faults: ['dropAfter'] }),
+	});
 	expect(parseJsonLossless(queued.text).queued).toEqual(['dropAfter']);
 	await expect(send(sb, hi)).rejects.toThrow();
-	const bad = await call(sb, '/_sandbox/faults/queue', { method: 'POST', body: JSON.stringify({ faults: ['boom'] }) });
+	const bad = await call(sb, '/_sandbox/faults/queue', {
+		method: 'POST',
+		body: JSON.stringify({ faults: ['boom'] }),
+	});
 	expect(bad.status).toBe(400);
 });

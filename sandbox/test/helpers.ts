@@ -28,11 +28,19 @@ export async function call(sb: Sandbox, path: string, o: CallOptions = {}): Prom
 	if (auth) headers.Authorization = basic(auth.username, auth.password);
 	if (o.accept !== null) headers.Accept = o.accept ?? 'application/json';
 	if (o.contentType) headers['Content-Type'] = o.contentType;
-	const res = await fetch(`${sb.baseUrl}${path}`, { method: o.method ?? 'GET', headers, body: o.body });
+	const res = await fetch(`${sb.baseUrl}${path}`, {
+		method: o.method ?? 'GET',
+		headers,
+		body: o.body,
+	});
 	return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-export function send(sb: Sandbox, fields: Record<string, string>, o: CallOptions = {}): Promise<Call> {
+export function send(
+	sb: Sandbox,
+	fields: Record<string, string>,
+	o: CallOptions = {},
+): Promise<Call> {
 	return call(sb, '/api/sms/send', {
 		method: 'POST',
 		contentType: 'application/x-www-form-urlencoded',
@@ -64,7 +72,10 @@ export function parseXml(text: string): any {
 	return xml.parse(text);
 }
 
-export async function withSandbox<T>(options: Partial<SandboxOptions>, run: (sb: Sandbox) => Promise<T>): Promise<T> {
+export async function withSandbox<T>(
+	options: Partial<SandboxOptions>,
+	run: (sb: Sandbox) => Promise<T>,
+): Promise<T> {
 	const sb = await startSandbox(options);
 	try {
 		return await run(sb);
@@ -74,9 +85,14 @@ export async function withSandbox<T>(options: Partial<SandboxOptions>, run: (sb:
 }
 
 /** Accepts a batch and returns its id (as digits). */
-export async function sendOk(sb: Sandbox, fields: Record<string, string>, o: CallOptions = {}): Promise<string> {
+export async function sendOk(
+	sb: Sandbox,
+	fields: Record<string, string>,
+	o: CallOptions = {},
+): Promise<string> {
 	const res = await send(sb, fields, o);
 	const body = parseJsonLossless(res.text);
-	if (res.status !== 200 || body.accepted !== true) throw new Error(`send not accepted: ${res.status} ${res.text}`);
+	if (res.status !== 200 || body.accepted !== true)
+		throw new Error(`send not accepted: ${res.status} ${res.text}`);
 	return body.batch_id as string;
 }

@@ -36,7 +36,11 @@ describe('authentication', () => {
 
 	it('a password may contain a colon', async () => {
 		await sb.upsertAccount({ username: 'colon', password: 'a:b', credits: 5 });
-		const res = await send(sb, { destination: '447700900001', message: 'hi' }, { auth: { username: 'colon', password: 'a:b' } });
+		const res = await send(
+			sb,
+			{ destination: '447700900001', message: 'hi' },
+			{ auth: { username: 'colon', password: 'a:b' } },
+		);
 		expect(parseJsonLossless(res.text)).toMatchObject({ accepted: true, remaining_credits: 4 });
 	});
 });
@@ -67,7 +71,11 @@ describe('accepted batch (rule 1)', () => {
 	});
 
 	it('answers XML with root sms_send and one child per field', async () => {
-		const res = await send(sb, { destination: '447700900001', message: 'Hello' }, { accept: 'application/xml' });
+		const res = await send(
+			sb,
+			{ destination: '447700900001', message: 'Hello' },
+			{ accept: 'application/xml' },
+		);
 		expect(res.headers.get('content-type')).toBe('application/xml; charset=utf-8');
 		expect(res.text).toBe(
 			'<?xml version="1.0" encoding="UTF-8"?><sms_send><accepted>true</accepted>' +
@@ -79,16 +87,24 @@ describe('accepted batch (rule 1)', () => {
 
 describe('destinations (rule 3)', () => {
 	it('drops invalid destinations and reports a smaller batch_size', async () => {
-		const destination = '447700900001, 07700900002,+447700900003,4477-009,12345,1234567890123456,447700900004';
+		const destination =
+			'447700900001, 07700900002,+447700900003,4477-009,12345,1234567890123456,447700900004';
 		const res = parseJsonLossless((await send(sb, { destination, message: 'x' })).text);
 		expect(res).toMatchObject({ accepted: true, batch_size: 2, remaining_credits: 998 });
-		expect(sb.received().destinations.map((d) => d.msisdn)).toEqual(['447700900001', '447700900004']);
+		expect(sb.received().destinations.map((d) => d.msisdn)).toEqual([
+			'447700900001',
+			'447700900004',
+		]);
 	});
 
 	it('keeps a destination given twice: two messages, two charges', async () => {
-		const res = parseJsonLossless((await send(sb, { destination: '447700900001,447700900001', message: 'x' })).text);
+		const res = parseJsonLossless(
+			(await send(sb, { destination: '447700900001,447700900001', message: 'x' })).text,
+		);
 		expect(res).toMatchObject({ batch_size: 2, remaining_credits: 998 });
-		expect(sb.received().destinations).toEqual([expect.objectContaining({ msisdn: '447700900001', accepted: 2 })]);
+		expect(sb.received().destinations).toEqual([
+			expect.objectContaining({ msisdn: '447700900001', accepted: 2 }),
+		]);
 	});
 });
 
@@ -99,20 +115,55 @@ describe('not accepted (rule 2): accepted=false, error, no batch_id, nothing cha
 		['empty destination', { destination: ' , ', message: 'x' }, /no valid destination/],
 		['no message field', { destination: '447700900001' }, /message is required/],
 		['empty message', { destination: '447700900001', message: '' }, /message is empty/],
-		['validity not 12 digits', { destination: '447700900001', message: 'x', validity_period: '2612312359' }, /yyMMddHHmmss/],
-		['validity with letters', { destination: '447700900001', message: 'x', validity_period: '26123123595a' }, /yyMMddHHmmss/],
-		['validity month 13', { destination: '447700900001', message: 'x', validity_period: '271301120000' }, /yyMMddHHmmss/],
-		['validity 30 February', { destination: '447700900001', message: 'x', validity_period: '270230120000' }, /yyMMddHHmmss/],
-		['validity hour 24', { destination: '447700900001', message: 'x', validity_period: '270101240000' }, /yyMMddHHmmss/],
-		['validity ISO date', { destination: '447700900001', message: 'x', validity_period: '2027-01-01T00:00:00Z' }, /yyMMddHHmmss/],
-		['validity in the past', { destination: '447700900001', message: 'x', validity_period: '200101000000' }, /already past/],
+		[
+			'validity not 12 digits',
+			{ destination: '447700900001', message: 'x', validity_period: '2612312359' },
+			/yyMMddHHmmss/,
+		],
+		[
+			'validity with letters',
+			{ destination: '447700900001', message: 'x', validity_period: '26123123595a' },
+			/yyMMddHHmmss/,
+		],
+		[
+			'validity month 13',
+			{ destination: '447700900001', message: 'x', validity_period: '271301120000' },
+			/yyMMddHHmmss/,
+		],
+		[
+			'validity 30 February',
+			{ destination: '447700900001', message: 'x', validity_period: '270230120000' },
+			/yyMMddHHmmss/,
+		],
+		[
+			'validity hour 24',
+			{ destination: '447700900001', message: 'x', validity_period: '270101240000' },
+			/yyMMddHHmmss/,
+		],
+		[
+			'validity ISO date',
+			{ destination: '447700900001', message: 'x', validity_period: '2027-01-01T00:00:00Z' },
+			/yyMMddHHmmss/,
+		],
+		[
+			'validity in the past',
+			{ destination: '447700900001', message: 'x', validity_period: '200101000000' },
+			/already past/,
+		],
 	])('%s', async (_name, fields, error) => {
 		for (const accept of ['application/json', 'application/xml']) {
 			const res = await send(sb, fields as Record<string, string>, { accept });
 			expect(res.status).toBe(200);
-			const body = accept === 'application/json' ? parseJsonLossless(res.text) : parseXml(res.text).sms_send;
-			const expected = accept === 'application/json' ? [false, 0, false, 1000] : ['false', '0', 'false', '1000'];
-			expect([body.accepted, body.batch_size, body.receive_updates, body.remaining_credits]).toEqual(expected);
+			const body =
+				accept === 'application/json' ? parseJsonLossless(res.text) : parseXml(res.text).sms_send;
+			const expected =
+				accept === 'application/json' ? [false, 0, false, 1000] : ['false', '0', 'false', '1000'];
+			expect([
+				body.accepted,
+				body.batch_size,
+				body.receive_updates,
+				body.remaining_credits,
+			]).toEqual(expected);
 			expect(body.error).toMatch(error);
 			expect(body).not.toHaveProperty('batch_id');
 		}
@@ -140,23 +191,49 @@ describe('credits: per part per accepted destination', () => {
 		['305 septets where no escape straddles a boundary: 2 parts', `a${'{'.repeat(152)}`, 2],
 		['an escape is never split: 306 septets take 3 parts', `aa${'{'.repeat(152)}`, 3],
 	])('%s', async (_name, message, parts) => {
-		const res = parseJsonLossless((await send(sb, { destination: '447700900001,447700900002,0000', message })).text);
-		expect(res).toMatchObject({ accepted: true, batch_size: 2, remaining_credits: 1000 - 2 * parts });
+		const res = parseJsonLossless(
+			(await send(sb, { destination: '447700900001,447700900002,0000', message })).text,
+		);
+		expect(res).toMatchObject({
+			accepted: true,
+			batch_size: 2,
+			remaining_credits: 1000 - 2 * parts,
+		});
 		expect(sb.received().batches[0]).toMatchObject({ parts, credits_charged: 2 * parts });
 	});
 
 	it('with too few credits the batch is not accepted and nothing is charged', async () => {
 		const poor = { username: 'poor', password: 'pw' };
-		const res = parseJsonLossless((await send(sb, { destination: '447700900001,447700900002', message: 'a'.repeat(161) }, { auth: poor })).text);
+		const res = parseJsonLossless(
+			(
+				await send(
+					sb,
+					{ destination: '447700900001,447700900002', message: 'a'.repeat(161) },
+					{ auth: poor },
+				)
+			).text,
+		);
 		expect(res).toMatchObject({ accepted: false, batch_size: 0, remaining_credits: 3 });
 		expect(res.error).toMatch(/insufficient credits: the batch needs 4 .* has 3/);
 		expect(credits('poor')).toBe(3);
-		const exact = parseJsonLossless((await send(sb, { destination: '447700900001,447700900002,447700900003', message: 'x' }, { auth: poor })).text);
+		const exact = parseJsonLossless(
+			(
+				await send(
+					sb,
+					{ destination: '447700900001,447700900002,447700900003', message: 'x' },
+					{ auth: poor },
+				)
+			).text,
+		);
 		expect(exact).toMatchObject({ accepted: true, remaining_credits: 0 });
 	});
 
 	it('each account has its own balance', async () => {
-		await send(sb, { destination: '447700900001', message: 'x' }, { auth: { username: 'poor', password: 'pw' } });
+		await send(
+			sb,
+			{ destination: '447700900001', message: 'x' },
+			{ auth: { username: 'poor', password: 'pw' } },
+		);
 		expect(credits('poor')).toBe(2);
 		expect(credits('demo')).toBe(1000);
 	});
@@ -183,13 +260,21 @@ describe('HTTP edges', () => {
 	});
 
 	it('an Accept for neither JSON nor XML gets 406', async () => {
-		const res = await send(sb, { destination: '447700900001', message: 'x' }, { accept: 'text/html' });
+		const res = await send(
+			sb,
+			{ destination: '447700900001', message: 'x' },
+			{ accept: 'text/html' },
+		);
 		expect(res.status).toBe(406);
 		expect(credits()).toBe(1000);
 	});
 
 	it('a send that is not a form gets 415', async () => {
-		const res = await send(sb, {}, { contentType: 'application/json', body: '{"destination":"447700900001","message":"x"}' });
+		const res = await send(
+			sb,
+			{},
+			{ contentType: 'application/json', body: '{"destination":"447700900001","message":"x"}' },
+		);
 		expect(res.status).toBe(415);
 		expect(credits()).toBe(1000);
 	});
@@ -209,7 +294,11 @@ describe('HTTP edges', () => {
 	});
 
 	it('the request log records what each request carried', async () => {
-		await send(sb, { destination: '447700900001', message: 'x', validity_period: '' }, { accept: 'application/xml' });
+		await send(
+			sb,
+			{ destination: '447700900001', message: 'x', validity_period: '' },
+			{ accept: 'application/xml' },
+		);
 		expect(sb.requests()).toEqual([
 			expect.objectContaining({
 				method: 'POST',
@@ -224,7 +313,9 @@ describe('HTTP edges', () => {
 
 	it('keeps working with keep-alive and many requests in parallel', async () => {
 		const all = await Promise.all(
-			Array.from({ length: 20 }, (_, i) => send(sb, { destination: `4477009000${String(i).padStart(2, '0')}`, message: 'x' })),
+			Array.from({ length: 20 }, (_, i) =>
+				send(sb, { destination: `4477009000${String(i).padStart(2, '0')}`, message: 'x' }),
+			),
 		);
 		expect(all.every((r) => r.status === 200)).toBe(true);
 		expect(credits()).toBe(980);

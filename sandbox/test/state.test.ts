@@ -27,9 +27,14 @@ it('keeps accounts, credits, batches, reports and the id sequence across a resta
 		expect(second.now()).toBe(T0 + 5000);
 		expect(second.accounts()).toEqual([{ username: 'demo', credits: 998 }]);
 		expect((await getStatus(second, batch)).text).toBe(before);
-		const next = rawNumbers((await send(second, { destination: '447700900001', message: 'x' })).text, 'batch_id')[0];
+		const next = rawNumbers(
+			(await send(second, { destination: '447700900001', message: 'x' })).text,
+			'batch_id',
+		)[0];
 		expect(BigInt(next)).toBe(BigInt(batch) + 2n);
-		expect(second.received().destinations.find((d) => d.msisdn === '447700900001')?.accepted).toBe(2);
+		expect(second.received().destinations.find((d) => d.msisdn === '447700900001')?.accepted).toBe(
+			2,
+		);
 	} finally {
 		await second.stop();
 	}
@@ -53,7 +58,11 @@ it('the state file wins for accounts it knows; new accounts from the options are
 			{ username: 'new', credits: 5 },
 			{ username: 'made-at-runtime', credits: 7 },
 		]);
-		const res = await send(second, { destination: '447700900001', message: 'x' }, { auth: { username: 'made-at-runtime', password: 'pw' } });
+		const res = await send(
+			second,
+			{ destination: '447700900001', message: 'x' },
+			{ auth: { username: 'made-at-runtime', password: 'pw' } },
+		);
 		expect(parseJsonLossless(res.text).remaining_credits).toBe(6);
 	} finally {
 		await second.stop();
@@ -64,7 +73,9 @@ it('is written before the send is answered, whole every time, with no temporary 
 	const sb = await startSandbox({ stateFile });
 	try {
 		const reads: string[] = [];
-		const sends = Array.from({ length: 25 }, () => send(sb, { destination: '447700900001', message: 'x' }));
+		const sends = Array.from({ length: 25 }, () =>
+			send(sb, { destination: '447700900001', message: 'x' }),
+		);
 		for (let i = 0; i < 25; i++) {
 			reads.push(readFileSync(stateFile, 'utf8'));
 			await new Promise((r) => setImmediate(r));

@@ -30,7 +30,8 @@ it('JSON: {reports:[...]} with the fields of 2.3 and ids as bare numbers of full
 			`{"batch_id":${batch},"network_id":20801,"status":"ENROUTE","msisdn":"33612345679","gateway_session_id":${s2},"delivery_date":""}` +
 			']}',
 	);
-	for (const id of rawNumbers(res.text, 'gateway_session_id')) expect(BigInt(id) > 2n ** 53n).toBe(true);
+	for (const id of rawNumbers(res.text, 'gateway_session_id'))
+		expect(BigInt(id) > 2n ** 53n).toBe(true);
 });
 
 it('XML: sms_get_status > reports > delivery_report, children in the order of rule 2, yyMMddHHmmss', async () => {
@@ -54,7 +55,11 @@ it('a batch of one still has one delivery_report inside reports', async () => {
 	const batch = await sendOk(sb, { destination: '4915123456780', message: 'x' });
 	const xml = parseXml((await getStatus(sb, batch, { accept: 'application/xml' })).text);
 	expect(xml.sms_get_status.reports.delivery_report).toHaveLength(1);
-	expect(xml.sms_get_status.reports.delivery_report[0]).toMatchObject({ msisdn: '4915123456780', network_id: '26201', batch_id: batch });
+	expect(xml.sms_get_status.reports.delivery_report[0]).toMatchObject({
+		msisdn: '4915123456780',
+		network_id: '26201',
+		batch_id: batch,
+	});
 });
 
 it.each([
@@ -67,8 +72,13 @@ it.each([
 	try {
 		const batch = await sendOk(zoned, { destination: '447700900001', message: 'x' });
 		zoned.advance(5000);
-		expect(parseJsonLossless((await getStatus(zoned, batch)).text).reports[0].delivery_date).toBe(json);
-		expect(parseXml((await getStatus(zoned, batch, { accept: 'application/xml' })).text).sms_get_status.reports.delivery_report[0].delivery_date).toBe(xml);
+		expect(parseJsonLossless((await getStatus(zoned, batch)).text).reports[0].delivery_date).toBe(
+			json,
+		);
+		expect(
+			parseXml((await getStatus(zoned, batch, { accept: 'application/xml' })).text).sms_get_status
+				.reports.delivery_report[0].delivery_date,
+		).toBe(xml);
 	} finally {
 		await zoned.stop();
 	}
@@ -77,12 +87,16 @@ it.each([
 it('the fractional digit is tenths of a second', async () => {
 	const batch = await sendOk(sb, { destination: '447700900001', message: 'x' });
 	sb.advance(5789);
-	expect(parseJsonLossless((await getStatus(sb, batch)).text).reports[0].delivery_date).toBe('2026-01-15 10:00:05.0');
+	expect(parseJsonLossless((await getStatus(sb, batch)).text).reports[0].delivery_date).toBe(
+		'2026-01-15 10:00:05.0',
+	);
 	const late = await startSandbox({ timeScale: 0, startTime: T0 + 789 });
 	try {
 		const id = await sendOk(late, { destination: '447700900001', message: 'x' });
 		late.advance(5000);
-		expect(parseJsonLossless((await getStatus(late, id)).text).reports[0].delivery_date).toBe('2026-01-15 10:00:05.7');
+		expect(parseJsonLossless((await getStatus(late, id)).text).reports[0].delivery_date).toBe(
+			'2026-01-15 10:00:05.7',
+		);
 	} finally {
 		await late.stop();
 	}
@@ -100,11 +114,15 @@ describe('errors', () => {
 	])('%s: %i with a body that says so', async (_name, path, status, message) => {
 		for (const accept of ['application/json', 'application/xml']) {
 			const res = await fetch(`${sb.baseUrl}${path}`, {
-				headers: { Accept: accept, Authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}` },
+				headers: {
+					Accept: accept,
+					Authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}`,
+				},
 			});
 			expect(res.status).toBe(status);
 			const text = await res.text();
-			const error = accept === 'application/json' ? parseJsonLossless(text).error : parseXml(text).error;
+			const error =
+				accept === 'application/json' ? parseJsonLossless(text).error : parseXml(text).error;
 			expect(error).toMatch(message);
 		}
 	});

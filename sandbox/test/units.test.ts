@@ -1,4 +1,6 @@
 /** The sandbox's plain modules as tables: what the HTTP tests rely on, spelled out. */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { negotiate } from '../accept';
 import { formatCompactDate, formatJsonDate, parseCompactDate } from '../dates';
 import { isValidMsisdn, networkFor, DEFAULT_NETWORKS, TEST_NUMBER_TABLE } from '../numbers';
@@ -51,7 +53,18 @@ it.each([
 });
 
 it('every last digit has exactly one rule', () => {
-	expect(TEST_NUMBER_TABLE.map((r) => r.lastDigit)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+	expect(TEST_NUMBER_TABLE.map((r) => r.lastDigit)).toEqual([
+		'0',
+		'1',
+		'2',
+		'3',
+		'4',
+		'5',
+		'6',
+		'7',
+		'8',
+		'9',
+	]);
 });
 
 it('the longest country-code prefix wins', () => {
@@ -73,9 +86,18 @@ describe('dates', () => {
 		expect(parseCompactDate(compact, zone)).toBe(Date.UTC(2026, 6, 1, 9, 8, 7));
 	});
 
-	it.each(['', '26070109080', '2607010908070', '260229000000', '261301000000', '260132000000', '260101240000', '260101006000', '2601010000a0'])(
-		'parseCompactDate rejects %j',
-		(text) => expect(parseCompactDate(text, 'UTC')).toBeUndefined(),
+	it.each([
+		'',
+		'26070109080',
+		'2607010908070',
+		'260229000000',
+		'261301000000',
+		'260132000000',
+		'260101240000',
+		'260101006000',
+		'2601010000a0',
+	])('parseCompactDate rejects %j', (text) =>
+		expect(parseCompactDate(text, 'UTC')).toBeUndefined(),
 	);
 
 	it('reads a leap day', () => {
@@ -90,4 +112,26 @@ it('faults: a share of 1 always hits, queued faults go first, set() clears the q
 	f.queue(['error429']);
 	f.set({});
 	expect(f.draw()).toBeUndefined();
+});
+
+describe('the README documents the tables the sandbox uses', () => {
+	const readme = readFileSync(path.join(__dirname, '../README.md'), 'utf8');
+	const when = {
+		'after-delay': 'after the delay',
+		'at-validity-end': 'at the end of its validity',
+		never: 'never',
+	};
+
+	it.each(TEST_NUMBER_TABLE.map((r) => [r.lastDigit, r]))('test number %s', (_d, rule) => {
+		expect(readme).toContain(
+			`| ${rule.lastDigit} | ${rule.status} | ${when[rule.timing]} | ${rule.meaning} |`,
+		);
+	});
+
+	it.each(DEFAULT_NETWORKS.map((n) => [n.prefix || 'any other', n]))('network %s', (prefix, n) => {
+		const days = n.maxValidityMs / 86_400_000;
+		expect(readme).toContain(
+			`| ${prefix} | ${n.networkId} | ${days} ${days === 1 ? 'day' : 'days'} |`,
+		);
+	});
 });
