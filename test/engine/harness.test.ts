@@ -21,6 +21,7 @@ import {
 	outputOf,
 	pollOnce,
 	runWorkflow,
+	testCredential,
 } from './harness';
 
 // ---------------------------------------------------------------------------------------
@@ -48,6 +49,11 @@ async function startServer(): Promise<{ server: Server; baseUrl: string; seen: S
 		if (status) {
 			res.writeHead(Number(status[1]), { 'Content-Type': 'application/json', 'Retry-After': '7' });
 			res.end(`{"error":"status ${status[1]}","batch_id":${BIG_ID}}`);
+			return;
+		}
+		if (req.url === '/body-bad') {
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			res.end('{"error":"bad"}');
 			return;
 		}
 		if (req.url?.startsWith('/big')) {
@@ -495,5 +501,65 @@ describe('pollOnce', () => {
 		expect(persisted).toEqual({ 'node:Poller': { count: 4 } });
 		expect(staticData).toEqual({});
 		await expect(pollOnce({ ...common, node: node(true) })).rejects.toThrow('poll failed');
+	});
+});
+
+describe('testCredential, as n8n runs a credential test', () => {
+	// `rules` is typed as one kind per credential type, so there is one type per kind.
+	const testedType = (
+		name: string,
+		rules: NonNullable<ICredentialType['test']>['rules'],
+	): ICredentialType => ({
+		...standInCredential,
+		name,
+		properties: [
+			...standInCredential.properties,
+			{ displayName: 'Test Path', name: 'testPath', type: 'string', default: '/status/200' },
+		],
+		test: {
+			request: { baseURL: '={{$credentials.baseUrl}}', url: '={{$credentials.testPath}}' },
+			rules,
+		},
+	});
+	const credentialTypes = [
+		testedType('codeRuleApi', [
+			{ type: 'responseCode', properties: { value: 403, message: 'Forbidden by rule' } },
+		]),
+		testedType('bodyRuleApi', [
+			{
+				type: 'responseSuccessBody',
+				properties: { key: 'error', value: 'bad', message: 'Body says bad' },
+			},
+		]),
+	];
+	const check = async (type: string, testPath: string | undefined, base = baseUrl) =>
+		await testCredential(
+			type,
+			{ baseUrl: base, username: 'user', password: 'pa:ss', ...(testPath ? { testPath } : {}) },
+			{ credentialTypes },
+		);
+
+	it.each<[string, string | undefined, string, string]>([
+		['codeRuleApi', undefined, 'OK', 'Connection successful!'], // the property default applies
+		['codeRuleApi', '/status/401', 'Error', 'Unauthorized'],
+		['codeRuleApi', '/status/403', 'Error', 'Forbidden by rule'],
+		['codeRuleApi', '/status/500', 'Error', 'Internal Server Error'],
+		['bodyRuleApi', '/status/403', 'Error', 'Forbidden'],
+		['bodyRuleApi', '/body-bad', 'Error', 'Body says bad'],
+		['codeRuleApi', '/body-bad', 'OK', 'Connection successful!'],
+	])('%s %s gives %s: %s', async (type, testPath, status, message) => {
+		expect(await check(type, testPath)).toEqual({ status, message });
+		expect(seen[0].url).toBe(testPath ?? '/status/200');
+		expect(seen[0].headers.authorization).toBe(
+			`Basic ${Buffer.from('user:pa:ss').toString('base64')}`,
+		);
+	});
+
+	it('reports a network failure by its code', async () => {
+		const port = await closedPort();
+		expect(await check('codeRuleApi', '/x', `http://127.0.0.1:${port}`)).toEqual({
+			status: 'Error',
+			message: 'ECONNREFUSED',
+		});
 	});
 });

@@ -1,38 +1,68 @@
 /*
- * Test harness: runs workflows and polls through the real n8n engine (n8n-core 2.41.1,
- * n8n-workflow 2.41.0), so node tests exercise expressions, credential injection,
- * pairedItem, continueOnFail and static data as the product does.
+ * Test harness: runs workflows, polls and credential tests through the real n8n engine
+ * (n8n-core 2.41.1, n8n-workflow 2.41.0, the versions n8n 2.41.1 ships), so node tests
+ * exercise expressions, credential injection, pairedItem, continueOnFail and static data as
+ * the product does. API: runWorkflow, outputOf, errorOf, pollOnce, testCredential.
  *
- * Engine facts this harness relies on (verified against the installed packages and by
- * the experiments in harness.test.ts; see the FINDINGS block below for HTTP details):
- * - Expressions: n8n-workflow's `Expression.expressionEngine` defaults to 'legacy' (in-process
- *   evaluator). isolated-vm is only loaded by `Expression.initExpressionEngine({engine:'vm'})`,
- *   which nothing here calls, so no setting is needed; we pin 'legacy' explicitly anyway.
- * - Credentials: n8n applies `ICredentialType.authenticate` in the CLI
- *   (packages/cli/src/credentials-helper.ts, `CredentialsHelper.authenticate`), not in
- *   n8n-core. `HarnessCredentialsHelper` below mirrors it and `getDecrypted`'s defaults step.
- * - Static data: `Workflow` wraps `staticData` in an ObservableObject that sets
- *   `__dataChanged = true` on any write. In the product (TriggerExecutionContextFactory
- *   .getExecutePollFunctions) the poll's `__emit` calls
- *   `WorkflowStaticDataService.saveStaticData(workflow)`, which writes to the DB only when
- *   `__dataChanged` is set, then clears it. So the DB copy is written only when poll()
- *   returned items. A poll that returns null or throws does not save; but the active
- *   workflow keeps the same in-memory `Workflow` between polls, so its mutations stay in
- *   memory and reach the DB at the next emit (or are lost on restart/re-activation).
- *   `pollOnce` therefore returns two views: `staticData` (in-memory, what the next poll
- *   in the same process sees) and `persisted` (what the DB holds).
- * - Manual "fetch test event": the editor runs the poll with mode 'manual'; PollTriggerExecutor
- *   rethrows errors to the caller instead of `__emitError`, and the result is used as the
- *   trigger's output for that manual run; static data of a manual run is not saved.
+ * FINDINGS (from the installed packages, n8n's CLI source, and harness.test.ts experiments)
+ *
+ * Expressions. n8n-workflow's `Expression.expressionEngine` defaults to 'legacy' (in-process);
+ * isolated-vm is only loaded by `Expression.initExpressionEngine({ engine: 'vm' })`, which
+ * nothing here calls, so no setting is needed (we pin 'legacy' explicitly). The product's
+ * default is N8N_EXPRESSION_ENGINE=vm (@n8n/config 2.39); neither sandboxed engine starts in
+ * jest here (vm: isolated-vm unbuilt; quickjs: dynamic import needs --experimental-vm-modules).
+ * Plain `$json` / `$credentials` expressions evaluate the same; e2e runs cover the rest.
+ *
+ * Credentials. n8n applies `ICredentialType.authenticate` in the CLI
+ * (packages/cli/src/credentials-helper.ts, CredentialsHelper.authenticate), not in n8n-core:
+ * 'generic' resolves every key and value with workflow.expression.getSimpleParameterValue
+ * (mode 'internal', additional keys { $credentials }; falsy results become '') and assigns
+ * them into requestOptions[outerKey] (auth, headers, qs, body). `getDecrypted` fills the type's
+ * property defaults (NodeHelpers.getNodeParameters). HarnessCredentialsHelper mirrors both.
+ *
+ * HTTP (httpRequestWithAuthentication / httpRequest; axios inside @n8n/backend-network):
+ * - Body: without `encoding: 'text'` axios' forcedJSONParsing JSON.parses any JSON-looking
+ *   body whatever `json` says (json:false too): 19-digit ids come back corrupted. With
+ *   `encoding: 'text'` the body is the raw string; with `returnFullResponse: true` the result
+ *   is { body, headers, statusCode, statusMessage }. `json: true` only adds
+ *   `Accept: application/json` when no Accept header is set.
+ * - Status >= 400 throws NodeApiError: httpCode '401' | '404' | '429' | '500' | '503', a
+ *   generic message (e.g. 'Authorization failed - please check your credentials'),
+ *   description 'Request failed with status code N', and `cause` the AxiosError with
+ *   cause.response.status, cause.response.data (raw text under encoding 'text'),
+ *   cause.response.headers (e.g. 'retry-after'), cause.code ERR_BAD_REQUEST (4xx) or
+ *   ERR_BAD_RESPONSE (5xx). `ignoreHttpStatusErrors: true` returns instead of throwing.
+ * - A 401 that throws is sent TWICE: httpRequestWithAuthentication re-runs preAuthentication
+ *   and retries once (isTokenExpiredStatusCode). With ignoreHttpStatusErrors it is sent once.
+ * - No response: NodeApiError with httpCode = cause.code: ECONNREFUSED ('The service refused
+ *   the connection - perhaps it is offline'), ECONNRESET (connection dropped after sending),
+ *   ECONNABORTED (the `timeout` option fired; not ETIMEDOUT). No cause.response.
+ *
+ * Credential test (CLI CredentialsTester.testCredentials; mirrored by testCredential below).
+ *
+ * Static data and polling. `Workflow` wraps staticData in an ObservableObject: a write through
+ * it sets a non-enumerable `__dataChanged` (writes into plain objects added during the same
+ * poll are not observed; assigning a top-level key of the node's data is). Default path
+ * (N8N_POLLER_DURABLE_CURSORS_ENABLED and N8N_SCHEDULER_POLL_TRIGGERS_ENABLED are off by
+ * default): the active workflow keeps one in-memory Workflow across polls; only `__emit`
+ * (poll returned non-null) calls WorkflowStaticDataService.saveStaticData, which writes to the
+ * DB if `__dataChanged` and clears it. A null result saves nothing; a throw goes to
+ * `__emitError` (a failed execution) and saves nothing, but the in-memory writes made before
+ * the throw stay for the next poll and reach the DB at the next emit. Manual "fetch test
+ * event" runs the workflow: WorkflowExecute.executePollNode builds
+ * `new PollContext(workflow, node, additionalData, 'manual', 'manual')` on a fresh Workflow;
+ * its result is the node's output, a throw fails the run, and hookFunctionsSave never saves
+ * static data in manual mode. pollOnce mirrors all of this.
  */
-import { createServer } from 'node:http';
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 
 import {
+	ExecuteContext,
 	ExecutionLifecycleHooks,
 	ExternalSecretsProxy,
 	PollContext,
+	RoutingNode,
 	WorkflowExecute,
 } from 'n8n-core';
 import {
@@ -40,6 +70,7 @@ import {
 	ICredentialsHelper,
 	NodeHelpers,
 	Workflow,
+	createRunExecutionData,
 	deepCopy,
 	isExpression,
 } from 'n8n-workflow';
@@ -56,6 +87,7 @@ import type {
 	IHttpRequestHelper,
 	IHttpRequestOptions,
 	INode,
+	INodeCredentialTestResult,
 	INodeCredentialsDetails,
 	INodeExecutionData,
 	INodeParameters,
@@ -71,9 +103,6 @@ import type {
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-
-export type { Server } from 'node:http';
-export { createServer };
 
 Expression.setExpressionEngine('legacy');
 
@@ -652,4 +681,141 @@ export async function pollOnce(spec: PollSpec): Promise<PollOutcome> {
 function replaceContents(target: IDataObject, source: IDataObject): void {
 	for (const key of Object.keys(target)) delete target[key];
 	Object.assign(target, source);
+}
+
+// ---------------------------------------------------------------------------------------
+// Credential test
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Runs a credential type's request-based `test` the way n8n's CredentialsTester
+ * (packages/cli/src/services/credentials-tester.service.ts, testCredentials) does: the
+ * request becomes the routing of a temporary NoOp node, run by n8n-core's RoutingNode with
+ * the decrypted data (defaults applied), so `authenticate` and `httpRequestWithAuthentication`
+ * are the real ones. The verdict mirrors the tester's:
+ * - the request throws and `error.cause.response` exists: the first `responseCode` rule
+ *   whose value equals the status gives the message; otherwise a status outside 199..299
+ *   gives the response's status text, or "Received HTTP status code: N" without one;
+ * - it throws with `error.cause.code` (no response, e.g. ECONNREFUSED): the code is the message;
+ * - anything else thrown: the error's message;
+ * - it succeeds: a `responseSuccessBody` rule whose `key` (lodash path into the body the
+ *   routing produced) equals its `value` fails with its message; else "Connection successful!".
+ */
+export async function testCredential(
+	typeName: string,
+	data: ICredentialDataDecryptedObject,
+	options: Pick<EngineOptions, 'credentialTypes'> = {},
+): Promise<INodeCredentialTestResult> {
+	const type =
+		options.credentialTypes?.find((t) => t.name === typeName) ??
+		loadPackageCredentialType(typeName);
+	if (!type) throw new Error(`harness: unknown credential type "${typeName}"`);
+	if (!type.test)
+		return { status: 'Error', message: 'No testing function found for this credential.' };
+	const testRequest = type.test;
+
+	const noOp: INodeType = {
+		description: {
+			displayName: 'No Operation, do nothing',
+			name: 'noOp',
+			group: ['organization'],
+			version: 1,
+			description: 'No Operation',
+			defaults: { name: 'No Operation, do nothing' },
+			inputs: ['main'],
+			outputs: ['main'],
+			credentials: [{ name: typeName, required: true }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: testRequest.request },
+					default: '',
+				},
+			],
+		},
+	};
+	const node: INode = {
+		id: 'temp',
+		name: 'Temp-Node',
+		type: 'noOp',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+		credentials: { [typeName]: { id: 'harness-test', name: 'harness test' } },
+	};
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: new HarnessNodeTypes({ noOp }),
+	});
+	const engine: EngineOptions = { credentialTypes: [type], credentials: { [typeName]: data } };
+	const additionalData = buildAdditionalData(workflow, engine, 'internal');
+	const decrypted = await additionalData.credentialsHelper.getDecrypted(
+		additionalData,
+		{ id: 'harness-test', name: 'harness test' },
+		typeName,
+		'internal',
+	);
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		'internal',
+		createRunExecutionData({ resultData: { runData: {} } }),
+		0,
+		[],
+		{ main: [[{ json: {} }]] },
+		{ node, data: {}, source: null },
+		[],
+	);
+	const routing = new RoutingNode(context, noOp, {
+		id: 'harness-test',
+		name: 'harness test',
+		type: typeName,
+		data: decrypted,
+	});
+
+	let response: INodeExecutionData[][] | undefined;
+	try {
+		response = await routing.runNode();
+	} catch (caught) {
+		const error = caught as Error & {
+			cause?: { code?: string; response?: { status: number; statusText?: string } };
+		};
+		const errorResponse = error.cause?.response;
+		if (errorResponse) {
+			for (const rule of testRequest.rules ?? []) {
+				if (rule.type === 'responseCode' && errorResponse.status === rule.properties.value) {
+					return { status: 'Error', message: rule.properties.message };
+				}
+			}
+			if (errorResponse.status < 199 || errorResponse.status > 299) {
+				return {
+					status: 'Error',
+					message: errorResponse.statusText || `Received HTTP status code: ${errorResponse.status}`,
+				};
+			}
+		} else if (error.cause?.code) {
+			return { status: 'Error', message: error.cause.code };
+		}
+		return { status: 'Error', message: error.message.toString() };
+	}
+	for (const rule of testRequest.rules ?? []) {
+		if (rule.type !== 'responseSuccessBody') continue;
+		const body = response?.[0]?.[0]?.json;
+		if (getPath(body, rule.properties.key) === rule.properties.value) {
+			return { status: 'Error', message: rule.properties.message };
+		}
+	}
+	return { status: 'OK', message: 'Connection successful!' };
+}
+
+/** lodash.get for dotted paths (the tester uses lodash/get; lodash is not a dependency here). */
+function getPath(value: unknown, key: string): unknown {
+	return key
+		.split('.')
+		.reduce<unknown>((current, part) => (current as IDataObject | undefined)?.[part], value);
 }
