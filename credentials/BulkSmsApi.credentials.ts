@@ -66,24 +66,20 @@ export class BulkSmsApi implements ICredentialType {
 		},
 	};
 
-	// Any answer other than 401/403 proves the address and the account: a status request for
-	// batch 0 sends nothing and costs nothing.
+	// n8n counts any non-2xx answer as a failure, and the interface leaves get_status of an
+	// unknown batch unspecified. A send with no destination and no message is the one request
+	// the interface answers in the normal body (accepted = false): it sends and costs nothing.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
-			url: '/api/sms/get_status',
-			qs: { batch_id: '0' },
-			headers: { Accept: 'application/json' },
+			url: '/api/sms/send',
+			method: 'POST',
+			headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
+			body: 'destination=&message=',
 		},
 		rules: [
-			{
-				type: 'responseCode',
-				properties: { value: 401, message: 'Invalid username or password' },
-			},
-			{
-				type: 'responseCode',
-				properties: { value: 403, message: 'Invalid username or password' },
-			},
+			{ type: 'responseCode', properties: { value: 401, message: 'Invalid username or password' } },
+			{ type: 'responseCode', properties: { value: 403, message: 'Invalid username or password' } },
 		],
 	};
 }

@@ -219,14 +219,16 @@ function networkError(
 	policy: CallPolicy,
 ): NodeApiError {
 	const unknownOutcome = !policy.idempotent && code !== 'ECONNREFUSED';
+	// n8n replaces a message that names a network code with its own generic text, so the
+	// code goes into the description.
 	const message = unknownOutcome
-		? `The send's outcome is unknown: the connection failed (${code ?? 'no answer'}) after the request was sent`
-		: `Cannot reach the Bulk SMS service (${code ?? 'no answer'})`;
+		? "The send's outcome is unknown: the connection broke after the request was sent"
+		: 'Cannot reach the Bulk SMS service';
 	const description = unknownOutcome
-		? 'The service may or may not have accepted the batch, so it was not sent again. Check your message log or the service before resending these destinations.'
-		: 'Check the Base URL in the credential and that the service is running.';
+		? `Network error ${code ?? '(none)'}. The service may or may not have accepted the batch, so it was not sent again. Check your message log or the service before resending these destinations.`
+		: `Network error ${code ?? '(none)'}. Check the Base URL in the credential and that the service is running.`;
 	// Only the error code travels on: the raw error holds the request, Authorization included.
-	return new NodeApiError(this.getNode(), { code: code ?? 'UNKNOWN' } as JsonObject, {
+	return new NodeApiError(this.getNode(), { network_error: code ?? 'none' } as JsonObject, {
 		message,
 		description,
 		itemIndex: policy.itemIndex,

@@ -1,0 +1,208 @@
+/**
+ * BulkSms Send through n8n's real engine (WorkflowExecute, expressions, generic auth)
+ * against the sandbox on 127.0.0.1.
+ */
+import { errorOf, outputOf, runWorkflow } from '../engine/harness';
+import { FIRST_BATCH_ID, startSandbox, type Sandbox } from '../../sandbox/server';
+import { credentialsFor, items, line, send, trigger } from './workflow';
+
+let sandbox: Sandbox;
+
+beforeEach(async () => {
+	sandbox = await startSandbox();
+});
+afterEach(async () => {
+	await sandbox.stop();
+});
+
+const run = (spec: ReturnType<typeof line>, credentials = credentialsFor(sandbox)) =>
+	runWorkflow({ ...spec, credentials });
+
+describe('Send', () => {
+	it('normalises, deduplicates and skips with reasons, then sends once', async () => {
+		const result = await run(
+			line(
+				trigger(),
+				send({ destinations: '+44 7700 900120; 0044-7700-900121\n447700900120, abc', message: 'Hello' }),
+			),
+		);
+		const [batch, ...rest] = outputOf(result, 'Send');
+		expect(rest).toHaveLength(0);
+		expect(batch.pairedItem).toEqual([{ item: 0 }]);
+		expect(batch.json).toMatchObject({
+			accepted: true,
+			batch_id: FIRST_BATCH_ID.toString(),
+			batch_size: 2,
+			remaining_credits: 998,
+			requested: 2,
+			dropped_by_service: 0,
+			destinations: ['447700900120', '447700900121'],
+			duplicates_removed: 1,
+			encoding: 'GSM-7',
+			parts: 1,
+			credits_expected: 2,
+			validity_period: null,
+			chunk: 1,
+			chunks: 1,
+		});
+		expect(batch.json.skipped).toEqual([{ input: 'abc', reason: expect.any(String), item: 0 }]);
+		expect(sandbox.received().destinations.map((d) => [d.msisdn, d.accepted])).toEqual([
+			['447700900120', 1],
+			['447700900121', 1],
+		]);
+	});
+
+	it('keeps a batch id above 2^53 exact in JSON and in XML', async () => {
+		const ids: string[] = [];
+		for (const format of ['json', 'xml']) {
+			const result = await run(
+				line(trigger(), send({ destinations: '447700900120', message: 'Hi', sendOptions: { format } })),
+			);
+			const [batch] = outputOf(result, 'Send');
+			expect(typeof batch.json.batch_id).toBe('string');
+			expect(BigInt(batch.json.batch_id as string)).toBeGreaterThan(2n ** 53n);
+			ids.push(batch.json.batch_id as string);
+		}
+		expect(sandbox.received().batches.map((b) => b.batch_id)).toEqual(ids);
+		expect(sandbox.requests().map((r) => r.accept)).toEqual(['application/json', 'application/xml']);
+	});
+
+	it('counts parts and credits for a long Unicode message', async () => {
+		const message = '😀'.repeat(40); // 80 UTF-16 units: two UCS-2 parts of up to 67
+		const result = await run(line(trigger(), send({ destinations: '447700900120,447700900121', message })));
+		expect(outputOf(result, 'Send')[0].json).toMatchObject({
+			encoding: 'UCS-2',
+			characters: 40,
+			parts: 2,
+			credits_expected: 4,
+			remaining_credits: 996,
+		});
+	});
+
+	it('sends the validity in the service time zone', async () => {
+		const result = await run(
+			line(trigger(), send({ destinations: '447700900120', message: 'Hi', validity: 'until', validityUntil: '2099-01-02T03:04:05Z' })),
+			credentialsFor(sandbox, { timeZone: 'Europe/Berlin' }),
+		);
+		expect(outputOf(result, 'Send')[0].json).toMatchObject({
+			validity_period: '990102040405',
+			valid_until: '2099-01-02T04:04:05.000+01:00',
+		});
+	});
+
+	it('refuses a validity in the past before sending', async () => {
+		const result = await run(
+			line(trigger(), send({ destinations: '447700900120', message: 'Hi', validity: 'until', validityUntil: '2001-01-01T00:00:00Z' })),
+		);
+		expect(errorOf(result, 'Send')?.message).toMatch(/validity ends in the past/);
+		expect(sandbox.requests()).toHaveLength(0);
+	});
+
+	it('fails the item on invalid numbers when asked, sending nothing', async () => {
+		const result = await run(
+			line(trigger(), send({ destinations: '447700900120, 12', message: 'Hi', sendOptions: { onInvalid: 'fail' } })),
+		);
+		expect(errorOf(result, 'Send')?.message).toMatch(/1 destination\(s\) are not valid/);
+		expect(sandbox.requests()).toHaveLength(0);
+	});
+
+	it('reports a batch the service did not accept as an error with its reason', async () => {
+		await sandbox.upsertAccount({ username: 'demo', credits: 1 });
+		const spec = line(trigger(), send({ destinations: '447700900120,447700900121', message: 'Hi' }));
+		const failed = await run(spec);
+		expect(errorOf(failed, 'Send')?.message).toMatch(/^The service did not accept the batch: .*credit/i);
+
+		const continued = await run({ ...spec, nodes: [spec.nodes[0], { ...spec.nodes[1], onError: 'continueRegularOutput' }] });
+		const [item] = outputOf(continued, 'Send');
+		expect(item.json).toMatchObject({ accepted: false, error: expect.stringMatching(/credit/i) });
+		expect(item.json.batch_id).toBeUndefined();
+		expect(sandbox.received().batches).toHaveLength(0);
+	});
+
+	it('says how many destinations the service dropped', async () => {
+		// The sandbox drops numbers of unassigned country codes that look valid to the node.
+		const result = await run(line(trigger(), send({ destinations: '447700900120, 999123456780', message: 'Hi' })));
+		expect(outputOf(result, 'Send')[0].json).toMatchObject({ requested: 2, batch_size: 1, dropped_by_service: 1 });
+	});
+
+	it('reports refused credentials without leaking them', async () => {
+		const result = await run(
+			line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
+			credentialsFor(sandbox, { password: 'not-the-password' }),
+		);
+		const error = errorOf(result, 'Send');
+		expect(error?.message).toBe('The service refused the credentials (HTTP 401)');
+		expect(JSON.stringify(error)).not.toContain('not-the-password');
+	});
+
+	it('refuses a base URL that is not http(s)', async () => {
+		const result = await run(
+			line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
+			credentialsFor(sandbox, { baseUrl: 'ftp://127.0.0.1' }),
+		);
+		expect(errorOf(result, 'Send')?.message).toMatch(/Base URL .* not an http\(s\) address/);
+	});
+
+	it('combines many items into one send, split into chunks with their paired items', async () => {
+		const rows = [0, 1, 2, 3, 4].map((row) => ({ phones: [`44770090010${row}`, `44770090020${row}`] }));
+		const result = await run(
+			line(
+				trigger(),
+				items(rows),
+				send({
+					destinations: '={{ $json.phones }}',
+					message: 'Sale starts now',
+					sendOptions: { combineItems: true, maxPerRequest: 4 },
+				}),
+			),
+		);
+		const batches = outputOf(result, 'Send');
+		expect(batches.map((b) => b.json.requested)).toEqual([4, 4, 2]);
+		expect(batches.map((b) => b.pairedItem)).toEqual([
+			[{ item: 0 }, { item: 1 }],
+			[{ item: 2 }, { item: 3 }],
+			[{ item: 4 }],
+		]);
+		expect(new Set(batches.map((b) => b.json.batch_id)).size).toBe(3);
+		const received = sandbox.received().destinations;
+		expect(received).toHaveLength(10);
+		expect(received.every((d) => d.accepted === 1)).toBe(true);
+	});
+
+	it('sends one batch per item by default', async () => {
+		const result = await run(
+			line(trigger(), items([{ to: '447700900120' }, { to: '447700900121' }]), send({ destinations: '={{ $json.to }}', message: 'Hi {{ $json.to }}' })),
+		);
+		expect(outputOf(result, 'Send').map((b) => [b.json.destinations, b.pairedItem])).toEqual([
+			[['447700900120'], [{ item: 0 }]],
+			[['447700900121'], [{ item: 1 }]],
+		]);
+	});
+});
+
+describe('Send never sends twice', () => {
+	it('retries when the service certainly did not take the send (429 with Retry-After)', async () => {
+		sandbox.setFaults({ retryAfterSeconds: 0 });
+		sandbox.queueFaults('error429');
+		const result = await run(line(trigger(), send({ destinations: '447700900120', message: 'Hi' })));
+		expect(outputOf(result, 'Send')[0].json.accepted).toBe(true);
+		expect(sandbox.received().destinations).toEqual([expect.objectContaining({ accepted: 1 })]);
+	});
+
+	it('reports an unknown outcome, without resending, when the connection drops after sending', async () => {
+		sandbox.queueFaults('dropAfter');
+		const result = await run(line(trigger(), send({ destinations: '447700900120', message: 'Hi' })));
+		const error = errorOf(result, 'Send');
+		expect(error?.message).toMatch(/outcome is unknown/);
+		expect(error?.description).toMatch(/ECONNRESET.*not sent again/);
+		expect(sandbox.received().destinations).toEqual([expect.objectContaining({ accepted: 1 })]);
+		expect(sandbox.requests()).toHaveLength(1);
+	});
+
+	it('does not retry a 500 on a send', async () => {
+		sandbox.queueFaults('error500');
+		const result = await run(line(trigger(), send({ destinations: '447700900120', message: 'Hi' })));
+		expect(errorOf(result, 'Send')?.message).toBe('The service failed (HTTP 500)');
+		expect(sandbox.requests()).toHaveLength(1);
+	});
+});
