@@ -243,7 +243,9 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
 	main().catch((error) => {
-		console.error(`sandbox: ${(error as Error).message}`);
+		const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+		const hint = inUse ? ' (another sandbox? pick another --port, or 0 for a free one)' : '';
+		console.error(`sandbox: ${(error as Error).message}${hint}`);
 		process.exit(1);
 	});
 }

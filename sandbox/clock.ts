@@ -32,6 +32,7 @@ export class Clock {
 	/** Sets the clock (forward only, so reports never go back from a final state to ENROUTE). */
 	set(ms: number): void {
 		const now = this.now();
+		if (!Number.isFinite(ms)) throw new Error('not a time');
 		if (ms < now) throw new Error('the clock only moves forward');
 		this.baseSandbox = ms;
 		this.baseReal = Date.now();

@@ -160,6 +160,9 @@ export class SandboxCore {
 
 	/** Adds an account or changes its password and/or credits. */
 	async upsertAccount(change: Partial<Account> & { username: string }): Promise<void> {
+		// Basic credentials split at the first colon, so a username cannot hold one.
+		if (!change.username || change.username.includes(':'))
+			throw new Error('a username is not empty and has no colon');
 		const existing = this.store.accounts.get(change.username);
 		const password = change.password ?? existing?.password;
 		if (password === undefined) throw new Error('a new account needs a password');

@@ -164,6 +164,10 @@ class SandboxServer {
 			entry.outcome = 413;
 			return respondText(res, 413, 'request body over 1 MB', { Connection: 'close' });
 		}
+		// Logged before any fault, so a test sees what was sent even when the sandbox dropped it.
+		if (isFormContentType(req.headers['content-type'])) {
+			entry.form = Object.fromEntries(new URLSearchParams(body));
+		}
 		const format = negotiate(req.headers.accept);
 		const conn = new Connection(req, res, url, format ?? 'json', entry);
 		if (this.core.faults.latencyMs > 0) await this.sleep(this.core.faults.latencyMs);
@@ -245,7 +249,6 @@ class SandboxServer {
 			return '';
 		}
 		const form = new URLSearchParams(body);
-		conn.entry.form = Object.fromEntries(form);
 		const outcome = send(account, form, this.core.context());
 		// The answer waits for the state file, so an accepted batch survives a crash after it.
 		if (outcome.batch) await this.core.persist();

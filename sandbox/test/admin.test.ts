@@ -89,6 +89,11 @@ it('accounts can be listed, added and given credits', async () => {
 	expect(
 		(await admin('/_sandbox/accounts/demo', { method: 'PUT', body: { credits: -1 } })).status,
 	).toBe(400);
+	const colon = await admin('/_sandbox/accounts/a%3Ab', {
+		method: 'PUT',
+		body: { password: 'p', credits: 1 },
+	});
+	expect(colon.status).toBe(400);
 });
 
 it('GET /_sandbox/test-numbers serves the table the README documents', async () => {

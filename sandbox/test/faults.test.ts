@@ -142,3 +142,9 @@ it('setFaults({}) turns everything off; the admin view sets and shows faults', a
 	});
 	expect(bad.status).toBe(400);
 });
+
+it('the request log keeps the form of a send even when the connection was dropped before processing', async () => {
+	sb.queueFaults('dropBefore');
+	await expect(send(sb, hi)).rejects.toThrow();
+	expect(sb.requests()[0]).toMatchObject({ form: hi, outcome: 'dropped-before' });
+});

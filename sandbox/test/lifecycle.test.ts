@@ -196,4 +196,10 @@ it('the clock can be read and moved through the admin view', async () => {
 		body: JSON.stringify({ now: '2020-01-01T00:00:00Z' }),
 	});
 	expect(back.status).toBe(400);
+	const nonsense = await call(sb, '/_sandbox/clock', {
+		method: 'POST',
+		body: JSON.stringify({ now: 'tomorrow' }),
+	});
+	expect(nonsense.status).toBe(400);
+	expect(sb.now()).toBe(T0 + 60_000);
 });
