@@ -1,0 +1,118 @@
+/**
+ * Drives n8n's editor in Debian's Chromium (playwright-core, no downloaded browser), to see the
+ * package's nodes the way a user sees them: icons, names, panels, and what n8n complains about.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { N8nServer, Owner } from './runtime';
+import { DEFAULT_OWNER } from './runtime';
+
+const CHROMIUM = process.env.BULKSMS_CHROMIUM || '/usr/bin/chromium';
+
+// Without the networking flags Chromium keeps dialling Google's hosts, which this machine refuses.
+const CHROMIUM_ARGS = [
+	'--headless',
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-background-networking',
+	'--disable-component-update',
+];
+
+export function launchBrowser(): Promise<Browser> {
+	return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** A page with a viewport large enough for the canvas and the node panel side by side. */
+export async function newPage(browser: Browser): Promise<Page> {
+	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	return context.newPage();
+}
+
+/** Logs in through the sign-in form, as a user does. */
+export async function loginThroughForm(
+	page: Page,
+	server: N8nServer,
+	owner: Owner = DEFAULT_OWNER,
+): Promise<void> {
+	await page.goto(`${server.baseUrl}/signin`);
+	await page
+		.locator('input[type="email"], input[name="emailOrLdapLoginId"]')
+		.first()
+		.fill(owner.email);
+	await page.locator('input[type="password"]').first().fill(owner.password);
+	await page.locator('[data-test-id="form-submit-button"], button[type="submit"]').first().click();
+	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
+}
+
+/** Skips the form: hands the browser the session cookie the API login got. */
+export async function useSessionCookie(page: Page, server: N8nServer): Promise<void> {
+	const value = server.authCookie;
+	if (!value)
+		throw new Error('log the server in (server.login()) before handing its cookie to the browser');
+	await page.context().addCookies([{ name: 'n8n-auth', value, url: server.baseUrl }]);
+}
+
+/** Opens a workflow and waits until its nodes are on the canvas. */
+export async function openWorkflow(
+	page: Page,
+	server: N8nServer,
+	workflowId: string,
+): Promise<void> {
+	await page.goto(`${server.baseUrl}/workflow/${workflowId}`);
+	await page.locator('[data-test-id="canvas-node"]').first().waitFor({ timeout: 60_000 });
+	// Icons load after the nodes are placed; a screenshot taken earlier shows placeholders.
+	await page.waitForLoadState('networkidle');
+}
+
+export function canvasNode(page: Page, nodeName: string) {
+	return page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`);
+}
+
+/** Double-click opens the node's panel (NDV), where its parameters and credentials show. */
+export async function openNodePanel(page: Page, nodeName: string): Promise<void> {
+	await canvasNode(page, nodeName).dblclick();
+	await page.locator('[data-test-id="ndv"]').first().waitFor({ timeout: 30_000 });
+}
+
+export interface CanvasNodeReport {
+	name: string;
+	type: string;
+	/** n8n does not know the type: it draws "?" with an "install this node" badge */
+	unknown: boolean;
+	/** no icon drawn: the "?" placeholder, or an <img> whose file did not load */
+	iconMissing: boolean;
+	/** n8n flags the node (missing credentials or parameters, ...) */
+	issues: boolean;
+}
+
+export interface CanvasReport {
+	nodes: CanvasNodeReport[];
+	/** texts of error toasts and danger callouts n8n shows */
+	errors: string[];
+}
+
+/**
+ * What a user would notice is wrong, read from the rendered page (selectors of n8n 2.41.1's
+ * editor). Checks what is drawn, not what the API says.
+ */
+export async function inspectCanvas(page: Page): Promise<CanvasReport> {
+	const nodes = await page.locator('[data-test-id="canvas-node"]').evaluateAll((elements) =>
+		elements.map((element) => {
+			const icon = element.querySelector('.n8n-node-icon');
+			const image = icon?.querySelector('img') ?? null;
+			const placeholder = icon !== null && image === null && icon.textContent?.trim() === '?';
+			return {
+				name: element.getAttribute('data-node-name') ?? '',
+				type: element.getAttribute('data-node-type') ?? '',
+				unknown:
+					element.querySelector('[data-test-id="node-not-installed"]') !== null || placeholder,
+				iconMissing:
+					placeholder || (image !== null && (!image.complete || image.naturalWidth === 0)),
+				issues: element.querySelector('[data-test-id="node-issues"]') !== null,
+			};
+		}),
+	);
+	const errors = await page
+		.locator('.el-notification:has(.el-notification--error), .n8n-callout--danger, [role="alert"]')
+		.allInnerTexts();
+	return { nodes, errors: errors.map((text) => text.trim()).filter(Boolean) };
+}

