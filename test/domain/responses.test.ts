@@ -85,7 +85,6 @@ describe('readStatusResponse', () => {
 		],
 		['JSON, null date', '{"reports":[{"batch_id":1234567890123456789,"msisdn":"0044","status":"ENROUTE","network_id":12,"gateway_session_id":98765432109876543210,"delivery_date":null}]}', [enroute]],
 		['JSON, empty list', '{"reports":[]}', []],
-		['JSON, no reports key', '{}', []],
 		[
 			'XML, one report',
 			`<sms_get_status><reports>${xmlReport('447700900123', 'DELIVRD', '2026-03-29 02:30:00.0')}</reports></sms_get_status>`,
@@ -104,6 +103,7 @@ describe('readStatusResponse', () => {
 
 	const wire = { batch_id: '1', msisdn: '447700900123', status: 'DELIVRD', network_id: 1, gateway_session_id: '2' };
 	it.each([
+		['no reports field (some other document)', { message: 'ok' }, 'status response has no reports field'],
 		['reports is text', { reports: 'none' }, 'status response: reports should be a list, got text'],
 		['a report is not an object', { reports: [5] }, 'reports[0]: expected an object, got a number'],
 		['msisdn missing', { reports: [wire, { ...wire, msisdn: undefined }] }, 'reports[1].msisdn is missing'],

@@ -53,6 +53,9 @@ export function readStatusResponse(data: unknown): RawReport[] {
 	// An empty XML root (`<sms_get_status/>`) parses to '': a batch with no reports yet.
 	if (data === '') return [];
 	const body = record(data, 'status response');
+	// Without the field this is some other document (an HTML page, an error object): reading
+	// it as "no reports" would hide the failure.
+	if (!('reports' in body)) throw new ResponseShapeError('status response has no reports field');
 	return reportList(body.reports).map((item, index) => readReport(item, `reports[${index}]`));
 }
 
