@@ -27,8 +27,9 @@ export const USAGE = `Usage: npm run sandbox -- [flags]
   --state-file PATH         SANDBOX_STATE_FILE    keep accounts, credits and batches in this file
   --latency DURATION        SANDBOX_LATENCY       added to every /api response (0)
   --error-500-rate R        SANDBOX_ERROR_500_RATE   share 0..1 of /api requests answered 500
+  --error-503-rate R        SANDBOX_ERROR_503_RATE   share answered 503 with Retry-After
   --error-429-rate R        SANDBOX_ERROR_429_RATE   share answered 429 with Retry-After
-  --retry-after SECONDS     SANDBOX_RETRY_AFTER   Retry-After of injected 429s (1)
+  --retry-after SECONDS     SANDBOX_RETRY_AFTER   Retry-After of injected 429s and 503s (1)
   --drop-before-rate R      SANDBOX_DROP_BEFORE_RATE share dropped before processing
   --drop-after-rate R       SANDBOX_DROP_AFTER_RATE  share dropped after processing (sent, no answer)
   --rate-limit N/DURATION   SANDBOX_RATE_LIMIT    at most N /api requests per account per window
@@ -98,6 +99,7 @@ const FLAGS = {
 	'state-file': { type: 'string' },
 	latency: { type: 'string' },
 	'error-500-rate': { type: 'string' },
+	'error-503-rate': { type: 'string' },
 	'error-429-rate': { type: 'string' },
 	'retry-after': { type: 'string' },
 	'drop-before-rate': { type: 'string' },
@@ -126,6 +128,7 @@ function faultsFrom(get: (flag: string, env: string) => string | undefined): Par
 		if (v !== undefined) (faults as Record<string, number>)[key] = parseNumber(v, flag, 0, 1);
 	};
 	rate('error-500-rate', 'SANDBOX_ERROR_500_RATE', 'error500Rate');
+	rate('error-503-rate', 'SANDBOX_ERROR_503_RATE', 'error503Rate');
 	rate('error-429-rate', 'SANDBOX_ERROR_429_RATE', 'error429Rate');
 	rate('drop-before-rate', 'SANDBOX_DROP_BEFORE_RATE', 'dropBeforeRate');
 	rate('drop-after-rate', 'SANDBOX_DROP_AFTER_RATE', 'dropAfterRate');

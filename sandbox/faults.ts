@@ -1,14 +1,15 @@
 /**
- * Fault injection for the /api paths, off by default. 500s, 429s and "dropped before" happen before
+ * Fault injection for the /api paths, off by default. 500s, 503s, 429s and "dropped before" happen before
  * the request is processed (nothing charged, nothing stored); "dropped after" closes the connection
  * once the request was processed, so a client cannot know whether its send was taken: the case
  * where it must not send again.
  */
 
-export type FaultKind = 'error500' | 'error429' | 'dropBefore' | 'dropAfter';
+export type FaultKind = 'error500' | 'error503' | 'error429' | 'dropBefore' | 'dropAfter';
 export const FAULT_KINDS: readonly FaultKind[] = [
 	'dropBefore',
 	'error500',
+	'error503',
 	'error429',
 	'dropAfter',
 ];
@@ -18,10 +19,12 @@ export interface FaultOptions {
 	latencyMs: number;
 	/** Shares (0 to 1) of /api requests that meet each fault; they are drawn one at a time. */
 	error500Rate: number;
+	/** 503 with Retry-After: the other answer (with 429) a client may safely retry. */
+	error503Rate: number;
 	error429Rate: number;
 	dropBeforeRate: number;
 	dropAfterRate: number;
-	/** Retry-After (seconds) sent with injected 429s. */
+	/** Retry-After (seconds) sent with injected 429s and 503s. */
 	retryAfterSeconds: number;
 	/** At most `limit` /api requests per account per `windowMs` of real time; beyond it, 429. */
 	rateLimit?: { limit: number; windowMs: number };
@@ -32,6 +35,7 @@ export interface FaultOptions {
 export const NO_FAULTS: FaultOptions = {
 	latencyMs: 0,
 	error500Rate: 0,
+	error503Rate: 0,
 	error429Rate: 0,
 	dropBeforeRate: 0,
 	dropAfterRate: 0,
@@ -52,6 +56,35 @@ function seededRandom(seed: number): () => number {
 	};
 }
 
+const RATES = [
+	'error500Rate',
+	'error503Rate',
+	'error429Rate',
+	'dropBeforeRate',
+	'dropAfterRate',
+] as const;
+
+/** Refuses settings that would silently do something else than asked (a share of 2, a typo). */
+function checkFaults(options: FaultOptions): void {
+	const known = new Set(Object.keys(NO_FAULTS));
+	const unknown = Object.keys(options).filter((k) => !known.has(k));
+	if (unknown.length) throw new Error(`unknown fault setting(s): ${unknown.join(', ')}`);
+	for (const key of RATES) {
+		const share = options[key];
+		if (typeof share !== 'number' || !(share >= 0 && share <= 1))
+			throw new Error(`${key} must be from 0 to 1`);
+	}
+	const total = RATES.reduce((sum, key) => sum + options[key], 0);
+	if (total > 1) throw new Error(`the fault shares add up to ${total}, more than 1`);
+	if (!(options.latencyMs >= 0) || !(options.retryAfterSeconds >= 0)) {
+		throw new Error('latencyMs and retryAfterSeconds must be 0 or more');
+	}
+	const limit = options.rateLimit;
+	if (limit && !(limit.limit >= 1 && limit.windowMs > 0)) {
+		throw new Error('rateLimit needs limit >= 1 and windowMs > 0');
+	}
+}
+
 export class Faults {
 	private options: FaultOptions = { ...NO_FAULTS };
 	private random = seededRandom(NO_FAULTS.seed);
@@ -64,7 +97,9 @@ export class Faults {
 
 	/** Replaces the whole configuration: what is not given is off. Clears queued faults. */
 	set(options: Partial<FaultOptions>): void {
-		this.options = { ...NO_FAULTS, ...options };
+		const next = { ...NO_FAULTS, ...options };
+		checkFaults(next);
+		this.options = next;
 		this.random = seededRandom(this.options.seed);
 		this.queued = [];
 		this.windows.clear();
@@ -93,6 +128,7 @@ export class Faults {
 		const shares: Array<[FaultKind, number]> = [
 			['dropBefore', this.options.dropBeforeRate],
 			['error500', this.options.error500Rate],
+			['error503', this.options.error503Rate],
 			['error429', this.options.error429Rate],
 			['dropAfter', this.options.dropAfterRate],
 		];

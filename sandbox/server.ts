@@ -199,9 +199,11 @@ class SandboxServer {
 	private injectBefore(conn: Connection, fault: FaultKind | undefined): boolean {
 		if (fault === 'dropBefore') conn.drop('dropped-before');
 		else if (fault === 'error500') conn.fail(500, 'injected fault: internal server error');
-		else if (fault === 'error429') {
+		else if (fault === 'error429' || fault === 'error503') {
 			const after = String(this.core.faults.retryAfterSeconds);
-			conn.fail(429, `injected fault: too many requests; retry after ${after} s`, {
+			const [status, what] =
+				fault === 'error429' ? [429, 'too many requests'] : [503, 'service unavailable'];
+			conn.fail(status, `injected fault: ${what}; retry after ${after} s`, {
 				'Retry-After': after,
 			});
 		} else return false;

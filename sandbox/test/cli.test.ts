@@ -47,6 +47,8 @@ describe('parseCli', () => {
 				'/tmp/s.json',
 				'--latency',
 				'250ms',
+				'--error-503-rate',
+				'0.02',
 				'--error-500-rate',
 				'0.1',
 				'--error-429-rate',
@@ -81,6 +83,7 @@ describe('parseCli', () => {
 			faults: {
 				latencyMs: 250,
 				error500Rate: 0.1,
+				error503Rate: 0.02,
 				error429Rate: 0.2,
 				retryAfterSeconds: 3,
 				dropBeforeRate: 0.05,

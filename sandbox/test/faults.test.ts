@@ -148,3 +148,24 @@ it('the request log keeps the form of a send even when the connection was droppe
 	await expect(send(sb, hi)).rejects.toThrow();
 	expect(sb.requests()[0]).toMatchObject({ form: hi, outcome: 'dropped-before' });
 });
+
+it('503 with Retry-After: answered before processing', async () => {
+	sb.setFaults({ error503Rate: 1, retryAfterSeconds: 2 });
+	const res = await send(sb, hi);
+	expect([res.status, res.headers.get('retry-after')]).toEqual([503, '2']);
+	expect(parseJsonLossless(res.text).error).toMatch(/service unavailable/);
+	expect(credits()).toBe(1000);
+});
+
+it.each([
+	[{ error500Rate: 2 }, /error500Rate must be from 0 to 1/],
+	[{ error500Rate: 0.6, error429Rate: 0.6 }, /add up to 1.2/],
+	[{ error500rate: 1 }, /unknown fault setting\(s\): error500rate/],
+	[{ latencyMs: -1 }, /0 or more/],
+	[{ rateLimit: { limit: 0, windowMs: 1000 } }, /rateLimit/],
+])('refuses fault settings %j', async (faults, message) => {
+	expect(() => sb.setFaults(faults as object)).toThrow(message);
+	const res = await call(sb, '/_sandbox/faults', { method: 'PUT', body: JSON.stringify(faults) });
+	expect(res.status).toBe(400);
+	expect(parseJsonLossless(res.text).error).toMatch(message);
+});
