@@ -45,6 +45,8 @@ export interface Sandbox {
 	now(): number;
 	/** Moves the sandbox clock forward. */
 	advance(ms: number): void;
+	/** Sets the sandbox clock (ms since epoch), forward only. */
+	setNow(ms: number): void;
 	/** Replaces the fault configuration (what is not given is off) and clears queued faults. */
 	setFaults(faults: Partial<FaultOptions>): void;
 	/** Faults for the next /api requests, in order (deterministic tests). */
@@ -173,26 +175,29 @@ class SandboxServer {
 		if (this.core.faults.latencyMs > 0) await this.sleep(this.core.faults.latencyMs);
 		const fault = this.core.faults.draw();
 		if (fault) entry.fault = fault;
-		if (this.injectBefore(conn, fault)) return this.finish(conn);
-		const limited = this.core.faults.overLimit(entry.account ?? '-', Date.now());
-		if (limited !== undefined) {
-			entry.fault = 'rateLimit';
-			conn.fail(429, `rate limit exceeded; retry after ${limited} s`, {
-				'Retry-After': String(limited),
-			});
-			return this.finish(conn);
+		if (!this.injectBefore(conn, fault) && !this.overLimit(conn) && this.acceptable(conn, format)) {
+			await this.route(conn, body, fault === 'dropAfter');
 		}
-		if (format === undefined) {
-			entry.outcome = 406;
-			respondText(
-				res,
-				406,
-				'the sandbox answers application/json or application/xml; see the Accept header',
-			);
-			return this.finish(conn);
-		}
-		await this.route(conn, body, fault === 'dropAfter');
 		this.finish(conn);
+	}
+
+	/** The rate limit, counted per account (as claimed, before checking the password). */
+	private overLimit(conn: Connection): boolean {
+		const retryAfter = this.core.faults.overLimit(conn.entry.account ?? '-', Date.now());
+		if (retryAfter === undefined) return false;
+		conn.entry.fault = 'rateLimit';
+		const headers = { 'Retry-After': String(retryAfter) };
+		conn.fail(429, `rate limit exceeded; retry after ${retryAfter} s`, headers);
+		return true;
+	}
+
+	/** 406 when the client accepts neither JSON nor XML: plain text, the one format left. */
+	private acceptable(conn: Connection, format: Format | undefined): boolean {
+		if (format !== undefined) return true;
+		conn.entry.outcome = 406;
+		const text = 'the sandbox answers application/json or application/xml; see the Accept header';
+		respondText(conn.res, 406, text);
+		return false;
 	}
 
 	/** Faults that stop a request before it is processed; true when one did. */
@@ -292,6 +297,7 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 		stop: () => server.stop(),
 		now: () => core.clock.now(),
 		advance: (ms) => core.clock.advance(ms),
+		setNow: (ms) => core.clock.set(ms),
 		setFaults: (faults) => core.setFaults(faults),
 		queueFaults: (...kinds) => core.faults.queue(kinds),
 		received: (account) => core.received(account),

@@ -202,4 +202,7 @@ it('the clock can be read and moved through the admin view', async () => {
 	});
 	expect(nonsense.status).toBe(400);
 	expect(sb.now()).toBe(T0 + 60_000);
+	sb.setNow(T0 + 120_000);
+	expect(sb.now()).toBe(T0 + 120_000);
+	expect(() => sb.setNow(T0)).toThrow(/forward/);
 });
