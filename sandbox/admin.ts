@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SandboxCore } from './core';
 import { FAULT_KINDS, type FaultKind, type FaultOptions } from './faults';
 import { readBody, respondJson } from './http';
-import { TEST_NUMBER_TABLE, VALID_MSISDN, type ReportStatus } from './numbers';
+import { TEST_NUMBER_TABLE, UNASSIGNED_PREFIXES, VALID_MSISDN, type ReportStatus } from './numbers';
 
 type Handler = (
 	core: SandboxCore,
@@ -102,6 +102,7 @@ const ROUTES: Array<{ method: string; path: RegExp; run: Handler }> = [
 		path: /^\/_sandbox\/test-numbers$/,
 		run: (c) => ({
 			valid_msisdn: VALID_MSISDN.source,
+			unassigned_prefixes: UNASSIGNED_PREFIXES,
 			table: TEST_NUMBER_TABLE,
 			networks: c.options.networks,
 		}),

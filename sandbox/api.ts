@@ -4,7 +4,7 @@
  */
 import { formatCompactDate, formatJsonDate, parseCompactDate } from './dates';
 import { stateAt } from './lifecycle';
-import { DEFAULT_VALIDITY_MS, isValidMsisdn, networkFor, type NetworkRule } from './numbers';
+import { DEFAULT_VALIDITY_MS, isDeliverable, networkFor, type NetworkRule } from './numbers';
 import { countParts } from './parts';
 import { RawNumber, type Fields, type Format } from './render';
 import type { Account, Batch, Message, Store } from './store';
@@ -72,11 +72,11 @@ export function send(account: Account, form: URLSearchParams, ctx: ApiContext): 
 	if (message === '') return rejected(account, 'message is empty');
 	const validity = requestedValidity(form.get('validity_period'), ctx);
 	if (typeof validity === 'string') return rejected(account, validity);
-	const valid = splitDestinations(destination).filter(isValidMsisdn);
+	const valid = splitDestinations(destination).filter(isDeliverable);
 	if (valid.length === 0) {
 		return rejected(
 			account,
-			'no valid destination: use international format, digits only, 8 to 15 digits, no leading 0',
+			'no valid destination: use international format, digits only, 8 to 15 digits, no leading 0, an assigned country code',
 		);
 	}
 	const { encoding, parts } = countParts(message);

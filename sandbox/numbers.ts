@@ -83,6 +83,18 @@ export function isValidMsisdn(candidate: string): boolean {
 	return VALID_MSISDN.test(candidate);
 }
 
+/**
+ * Country codes the ITU has not assigned (280-289, 990, 997, 999). A number there looks valid to a
+ * client's format check, but no network takes it, so the service drops it: the realistic way for
+ * batch_size to come back smaller than what a careful client sent.
+ */
+export const UNASSIGNED_PREFIXES: readonly string[] = ['28', '990', '997', '999'];
+
+/** Whether the sandbox sends to this destination; the others are dropped from the batch. */
+export function isDeliverable(candidate: string): boolean {
+	return isValidMsisdn(candidate) && !UNASSIGNED_PREFIXES.some((p) => candidate.startsWith(p));
+}
+
 export interface NetworkRule {
 	/** Country-code prefix of the MSISDN; the longest matching prefix wins. '' matches everything. */
 	prefix: string;

@@ -27,6 +27,7 @@ export {
 	TEST_NUMBER_TABLE,
 	DEFAULT_NETWORKS,
 	VALID_MSISDN,
+	UNASSIGNED_PREFIXES,
 	type TestNumberRule,
 	type NetworkRule,
 } from './numbers';

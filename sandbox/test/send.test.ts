@@ -86,6 +86,19 @@ describe('accepted batch (rule 1)', () => {
 });
 
 describe('destinations (rule 3)', () => {
+	it('drops numbers of unassigned country codes, which look valid to a format check', async () => {
+		const destination = '447700900001,999123456780,281234567890,9901234567,9971234567,447700900002';
+		const res = parseJsonLossless((await send(sb, { destination, message: 'x' })).text);
+		expect(res).toMatchObject({ accepted: true, batch_size: 2, remaining_credits: 998 });
+		const none = parseJsonLossless(
+			(await send(sb, { destination: '999123456780', message: 'x' })).text,
+		);
+		expect(none).toMatchObject({
+			accepted: false,
+			error: expect.stringMatching(/no valid destination/),
+		});
+	});
+
 	it('drops invalid destinations and reports a smaller batch_size', async () => {
 		const destination =
 			'447700900001, 07700900002,+447700900003,4477-009,12345,1234567890123456,447700900004';

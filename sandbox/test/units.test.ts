@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { negotiate } from '../accept';
 import { formatCompactDate, formatJsonDate, parseCompactDate } from '../dates';
-import { isValidMsisdn, networkFor, DEFAULT_NETWORKS, TEST_NUMBER_TABLE } from '../numbers';
+import {
+	isDeliverable,
+	isValidMsisdn,
+	networkFor,
+	DEFAULT_NETWORKS,
+	TEST_NUMBER_TABLE,
+} from '../numbers';
 import { countParts } from '../parts';
 import { Faults } from '../faults';
 
@@ -52,6 +58,16 @@ it.each([
 	expect(isValidMsisdn(msisdn)).toBe(valid);
 });
 
+it.each([
+	['447700900123', true],
+	['999123456780', false],
+	['281234567890', false],
+	['2712345678', true],
+	['07700900123', false],
+])('isDeliverable(%j) = %s', (msisdn, deliverable) => {
+	expect(isDeliverable(msisdn)).toBe(deliverable);
+});
+
 it('every last digit has exactly one rule', () => {
 	expect(TEST_NUMBER_TABLE.map((r) => r.lastDigit)).toEqual([
 		'0',
@@ -71,7 +87,7 @@ it('the longest country-code prefix wins', () => {
 	const networks = [...DEFAULT_NETWORKS, { prefix: '447', networkId: 1, maxValidityMs: 1 }];
 	expect(networkFor('447700900123', networks).networkId).toBe(1);
 	expect(networkFor('441234567890', networks).networkId).toBe(23410);
-	expect(networkFor('999123456789', networks).networkId).toBe(90100);
+	expect(networkFor('888123456789', networks).networkId).toBe(90100);
 });
 
 describe('dates', () => {
