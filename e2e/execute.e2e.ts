@@ -3,7 +3,7 @@
  * against the sandbox, and its output comes back as n8n's run data.
  */
 import { outputItems, startHarness, type Harness } from './harness';
-import { sendWorkflow } from './fixtures';
+import { sendWorkflow } from '../scripts/n8n/workflows';
 
 const WORKFLOW_ID = 'e2eSendWf00001';
 

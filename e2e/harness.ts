@@ -5,7 +5,7 @@
  */
 import { startSandbox, type Sandbox } from '../sandbox/server';
 import { N8nInstance, type JsonObject } from '../scripts/n8n/runtime';
-import { credential, SEND_NODE_NAME } from './fixtures';
+import { credential, SEND_NODE_NAME } from '../scripts/n8n/workflows';
 import { packageTarball } from './package-under-test';
 
 export interface Harness {
@@ -16,7 +16,9 @@ export interface Harness {
 }
 
 export async function startHarness(): Promise<Harness> {
-	const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
+	// A frozen sandbox clock: messages stay ENROUTE until a test moves the clock (sandbox.advance),
+	// so what the trigger sees on each poll is decided by the test, not by timing.
+	const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, timeScale: 0 });
 	const n8n = await N8nInstance.create({ keepUserFolder: process.env.BULKSMS_E2E_KEEP === '1' });
 	try {
 		const installed = n8n.installPackage(packageTarball());

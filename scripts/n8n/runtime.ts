@@ -74,7 +74,11 @@ process.on('exit', () => {
 	for (const child of running) if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-	process.once(signal, () => process.exit(130));
+	process.on(signal, () => {
+		// Only when nobody else handles the signal (the editor stops gracefully by itself): die as
+		// the default action would, but through 'exit', which takes the process groups down.
+		if (process.listenerCount(signal) === 1) process.exit(128 + os.constants.signals[signal]);
+	});
 }
 
 function sleep(ms: number): Promise<void> {

@@ -2,7 +2,7 @@
  * Workflows and a credential as n8n's import commands take them. Type names are the package's
  * as users see them: `<package name>.<node name>`.
  */
-import type { JsonObject } from '../scripts/n8n/runtime';
+import type { JsonObject } from './runtime';
 
 export const PACKAGE_NAME = 'n8n-nodes-bulk-sms';
 export const SEND_NODE_TYPE = `${PACKAGE_NAME}.bulkSms`;
@@ -109,4 +109,30 @@ export function triggerWorkflow(
 		},
 	];
 	return workflow(id, 'E2E trigger', nodes, { [TRIGGER_NODE_NAME]: main('Reports') });
+}
+
+export const STATUS_NODE_NAME = 'Get Status';
+
+/**
+ * Manual Trigger → Send → Get Status of the batch just sent: the demo's workflow. The batch id
+ * goes from one node to the next through an expression, as a string of digits.
+ */
+export function sendThenStatusWorkflow(
+	id: string,
+	parameters: JsonObject = SEND_PARAMETERS,
+): JsonObject {
+	const sent = sendWorkflow(id, parameters) as { nodes: JsonObject[]; connections: JsonObject };
+	const status: JsonObject = {
+		id: 'demo-status',
+		name: STATUS_NODE_NAME,
+		type: SEND_NODE_TYPE,
+		typeVersion: 1,
+		position: [480, 0],
+		parameters: { operation: 'getStatus', batchId: '={{ $json.batch_id }}' },
+		credentials: credentialRef,
+	};
+	return workflow(id, 'Send an SMS, then get its delivery status', [...sent.nodes, status], {
+		...sent.connections,
+		[SEND_NODE_NAME]: main(STATUS_NODE_NAME),
+	});
 }
