@@ -1,0 +1,198 @@
+/**
+ * What the trigger tests share: a sandbox on a frozen clock, sending batches to it over HTTP,
+ * polling the real node through n8n-core's PollContext (test/engine/harness.ts), and a small
+ * proxy in front of the sandbox that can break chosen requests and counts requests in flight.
+ */
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
+
+import { BULK_SMS_TRIGGER, pollOnce, type PollOutcome } from '../engine/harness';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+
+/** A fixed start for the sandbox clock; timeScale 0 freezes it, so only advance() moves it. */
+export const T0 = Date.parse('2026-11-20T10:00:00Z');
+/** Sandbox time from send to the final state of test numbers that finish. */
+export const FINAL_AFTER_MS = 5000;
+
+export async function frozenSandbox(): Promise<Sandbox> {
+	const sb = await startSandbox({ timeScale: 0, startTime: T0, finalAfterMs: FINAL_AFTER_MS });
+	await sb.upsertAccount({ username: 'demo', credits: 1_000_000 });
+	return sb;
+}
+
+/**
+ * Sends one batch straight to the service and returns its batch_id as digits. The body is
+ * written by hand so commas stay bare: 100,000 destinations then fit the sandbox's 1 MB limit.
+ */
+export async function sendBatch(baseUrl: string, destinations: readonly string[], message = 'Hello'): Promise<string> {
+	const body = `message=${encodeURIComponent(message)}&destination=${destinations.join(',')}`;
+	const res = await fetch(`${baseUrl}/api/sms/send`, {
+		method: 'POST',
+		headers: {
+			Authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}`,
+			Accept: 'application/json',
+			'Content-Type': 'application/x-www-form-urlencoded',
+		},
+		body,
+	});
+	const text = await res.text();
+	// batch_id exceeds 2^53: read its digits from the text, never through a number.
+	const id = /"batch_id"\s*:\s*(\d+)/.exec(text);
+	if (res.status !== 200 || !id) throw new Error(`send not accepted: ${res.status} ${text.slice(0, 200)}`);
+	return id[1];
+}
+
+/** Test numbers by outcome (sandbox/numbers.ts: the last digit decides). */
+export const NUMBER = {
+	delivered: (n: number) => `4477009${String(n).padStart(4, '0')}0`,
+	accepted: (n: number) => `4477009${String(n).padStart(4, '0')}5`,
+	undeliverable: (n: number) => `4477009${String(n).padStart(4, '0')}6`,
+	rejected: (n: number) => `4477009${String(n).padStart(4, '0')}7`,
+	neverFinal: (n: number) => `4477009${String(n).padStart(4, '0')}9`,
+};
+
+export interface TriggerParameters {
+	batchIds: string;
+	emit?: 'changes' | 'final' | 'batchFinal';
+	emitExisting?: boolean;
+	statuses?: string[];
+	format?: 'json' | 'xml';
+}
+
+function triggerNode(p: TriggerParameters): INode {
+	const options: INodeParameters = {};
+	if (p.statuses) options.statuses = p.statuses;
+	if (p.format) options.format = p.format;
+	const parameters: INodeParameters = {
+		batchIds: p.batchIds,
+		emit: p.emit ?? 'final',
+		emitExisting: p.emitExisting ?? false,
+		options,
+	};
+	return { id: 'trigger', name: 'Bulk SMS Trigger', type: BULK_SMS_TRIGGER, typeVersion: 1, position: [0, 0], parameters };
+}
+
+/**
+ * An active workflow's trigger: the same in-memory and saved static data across polls, as the
+ * product keeps them. `poll()` runs one poll in 'trigger' mode, `fetchTestEvent()` in 'manual'.
+ */
+export class Watcher {
+	readonly staticData: IDataObject = {};
+	readonly persisted: IDataObject = {};
+
+	constructor(
+		private baseUrl: string,
+		public parameters: TriggerParameters,
+	) {}
+
+	private spec(mode: 'trigger' | 'manual') {
+		return {
+			node: triggerNode(this.parameters),
+			credentials: {
+				bulkSmsApi: { baseUrl: this.baseUrl, username: 'demo', password: 'demo-password', timeZone: 'UTC' },
+			},
+			staticData: this.staticData,
+			persisted: this.persisted,
+			mode,
+		};
+	}
+
+	async poll(): Promise<PollOutcome> {
+		return await pollOnce(this.spec('trigger'));
+	}
+
+	/** The emitted items' json, or [] for a poll that emitted nothing; a failed poll throws. */
+	async emitted(): Promise<IDataObject[]> {
+		const outcome = await this.poll();
+		if (outcome.error) throw outcome.error;
+		return outcome.result?.[0].map((item) => item.json) ?? [];
+	}
+
+	async fetchTestEvent(): Promise<PollOutcome> {
+		return await pollOnce(this.spec('manual'));
+	}
+
+	/** The trigger's own state inside the node's static data. */
+	get state(): IDataObject | undefined {
+		return (this.staticData['node:Bulk SMS Trigger'] as IDataObject | undefined)?.watch as IDataObject | undefined;
+	}
+}
+
+/** "msisdn previous>status" for report items, to compare emissions at a glance. */
+export function changes(items: IDataObject[]): string[] {
+	return items.map((item) => `${String(item.msisdn)} ${String(item.previous_status ?? '-')}>${String(item.status)}`).sort();
+}
+
+// ---------------------------------------------------------------- proxy
+
+export type Breakage = { status: number; body: string } | 'drop' | undefined;
+
+/**
+ * Forwards to the sandbox; `breakFor(url)` may answer instead (an HTTP error, a bad body) or
+ * drop the connection. Counts get_status requests in flight, to check the trigger's concurrency.
+ */
+export class Proxy {
+	breakFor: (url: string) => Breakage = () => undefined;
+	inFlight = 0;
+	maxInFlight = 0;
+	readonly statusRequests: string[] = [];
+	private server?: Server;
+	baseUrl = '';
+
+	constructor(private readonly target: string) {}
+
+	async start(): Promise<this> {
+		this.server = createServer((req, res) => this.handle(req, res));
+		await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+		this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+		return this;
+	}
+
+	async stop(): Promise<void> {
+		if (!this.server?.listening) return;
+		this.server.closeAllConnections();
+		await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+	}
+
+	/** batch_id of each get_status request seen, in order. */
+	batchesRequested(): string[] {
+		return this.statusRequests.map((url) => new URL(url, 'http://x').searchParams.get('batch_id') ?? '');
+	}
+
+	private handle(req: IncomingMessage, res: ServerResponse): void {
+		const url = req.url ?? '/';
+		const isStatus = url.startsWith('/api/sms/get_status');
+		if (isStatus) {
+			this.statusRequests.push(url);
+			this.inFlight++;
+			this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+			res.on('close', () => this.inFlight--);
+		}
+		const breakage = this.breakFor(url);
+		if (breakage === 'drop') return void req.socket.destroy();
+		if (breakage) {
+			res.writeHead(breakage.status, { 'Content-Type': 'application/json' });
+			return void res.end(breakage.body);
+		}
+		this.forward(req, res, url);
+	}
+
+	private forward(req: IncomingMessage, res: ServerResponse, url: string): void {
+		const upstream = request(`${this.target}${url}`, { method: req.method, headers: req.headers }, (answer) => {
+			// Hold every status answer briefly so that concurrent requests overlap measurably.
+			const delay = url.startsWith('/api/sms/get_status') ? 30 : 0;
+			const chunks: Buffer[] = [];
+			answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+			answer.on('end', () =>
+				setTimeout(() => {
+					res.writeHead(answer.statusCode ?? 502, answer.headers);
+					res.end(Buffer.concat(chunks));
+				}, delay),
+			);
+		});
+		upstream.on('error', () => res.destroy());
+		req.pipe(upstream);
+	}
+}

@@ -1,0 +1,144 @@
+/**
+ * The trigger's guarantees under failure and at scale, through n8n-core's real PollContext
+ * against the sandbox: a failed poll changes nothing and the next good one emits what was
+ * missed exactly once; requests are bounded; the static data stays small for a huge batch.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Sandbox } from '../../sandbox/server';
+import { changes, FINAL_AFTER_MS, frozenSandbox, NUMBER, Proxy, sendBatch, Watcher, type Breakage } from './helpers';
+
+let sb: Sandbox;
+let proxy: Proxy | undefined;
+
+beforeEach(async () => {
+	sb = await frozenSandbox();
+});
+
+afterEach(async () => {
+	await proxy?.stop();
+	proxy = undefined;
+	await sb.stop();
+});
+
+/** The in-memory and the saved static data, to compare before and after a failed poll. */
+function snapshot(watcher: Watcher): string {
+	return JSON.stringify([watcher.staticData, watcher.persisted]);
+}
+
+describe('a poll that fails part-way', () => {
+	// The transport retries a read three times; every attempt must fail for the poll to fail.
+	it.each<[string, 'error500' | 'dropBefore']>([
+		['HTTP 500 from the sandbox', 'error500'],
+		['a dropped connection', 'dropBefore'],
+	])('%s: throws, keeps the state, and the next poll emits what was missed once', async (_, fault) => {
+		const batchId = await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'changes' });
+		await watcher.emitted();
+		sb.advance(FINAL_AFTER_MS);
+		const before = snapshot(watcher);
+		sb.queueFaults(fault, fault, fault);
+		const failed = await watcher.poll();
+		expect(failed.error?.message).toMatch(fault === 'error500' ? /HTTP 500/ : /Cannot reach the Bulk SMS service/);
+		expect(failed.error?.message).toContain(batchId);
+		expect(snapshot(watcher)).toBe(before);
+		expect(changes(await watcher.emitted())).toEqual([`${NUMBER.delivered(1)} ENROUTE>DELIVRD`]);
+		expect(await watcher.emitted()).toEqual([]);
+	});
+
+	const goodBadBody: Array<[string, (batchId: string) => Breakage, RegExp]> = [
+		['an HTTP 500 on the second batch', () => ({ status: 500, body: '{"error":"boom"}' }), /HTTP 500/],
+		['a dropped connection on the second batch', () => 'drop', /Cannot reach/],
+		['a body that is not JSON or XML', () => ({ status: 200, body: 'Service Unavailable' }), /could not be read/],
+		[
+			'a report with a date in no documented format',
+			(batchId) => ({
+				status: 200,
+				body: `{"reports":[{"batch_id":${batchId},"network_id":1,"status":"DELIVRD","msisdn":"${NUMBER.delivered(7)}","gateway_session_id":1,"delivery_date":"yesterday"}]}`,
+			}),
+			/could not be read/,
+		],
+	];
+
+	it.each(goodBadBody)('%s, among three batches: nothing lost, nothing twice', async (_, breakage, message) => {
+		proxy = await new Proxy(sb.baseUrl).start();
+		const ids = [
+			await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]),
+			await sendBatch(sb.baseUrl, [NUMBER.delivered(7), NUMBER.neverFinal(2)]),
+			await sendBatch(sb.baseUrl, [NUMBER.undeliverable(3), NUMBER.neverFinal(3)]),
+		];
+		const watcher = new Watcher(proxy.baseUrl, { batchIds: ids.join(','), emit: 'final' });
+		await watcher.emitted();
+		sb.advance(FINAL_AFTER_MS);
+
+		const before = snapshot(watcher);
+		proxy.breakFor = (url) => (url.includes(`batch_id=${ids[1]}`) ? breakage(ids[1]) : undefined);
+		const failed = await watcher.poll();
+		expect(failed.error?.message).toMatch(message);
+		expect(failed.error?.message).toContain(ids[1]);
+		expect(failed.result).toBeNull();
+		expect(snapshot(watcher)).toBe(before);
+
+		proxy.breakFor = () => undefined;
+		const items = await watcher.emitted();
+		expect(items.map((item) => `${String(item.batch_id)} ${String(item.msisdn)} ${String(item.status)}`)).toEqual([
+			`${ids[0]} ${NUMBER.delivered(1)} DELIVRD`,
+			`${ids[1]} ${NUMBER.delivered(7)} DELIVRD`,
+			`${ids[2]} ${NUMBER.undeliverable(3)} UNDELIV`,
+		]);
+		expect(await watcher.emitted()).toEqual([]);
+	});
+});
+
+describe('requests', () => {
+	it('one get_status per unfinished batch per poll, at most four at a time', async () => {
+		proxy = await new Proxy(sb.baseUrl).start();
+		const ids: string[] = [];
+		for (let i = 0; i < 10; i++) ids.push(await sendBatch(sb.baseUrl, [NUMBER.neverFinal(i)]));
+		const watcher = new Watcher(proxy.baseUrl, { batchIds: ids.join('\n') });
+		await watcher.emitted();
+		expect(proxy.batchesRequested().sort()).toEqual([...ids].sort());
+		expect(proxy.maxInFlight).toBeGreaterThan(1);
+		expect(proxy.maxInFlight).toBeLessThanOrEqual(4);
+	});
+});
+
+describe('static data size', () => {
+	const SIZE = 100_000;
+
+	it(`a batch of ${SIZE.toLocaleString('en')} destinations costs a few bytes per pending report`, async () => {
+		// Random 8-digit numbers (the shortest valid, so the send fits the sandbox's 1 MB body):
+		// half end in 9 and stay ENROUTE, half end in 0 and are delivered after FINAL_AFTER_MS.
+		const next = seeded(7);
+		const numbers = new Set<string>();
+		while (numbers.size < SIZE) {
+			const stem = 1_000_000 + Math.floor(next() * 9_000_000);
+			numbers.add(`${stem}${numbers.size % 2 === 0 ? 9 : 0}`);
+		}
+		const batchId = await sendBatch(sb.baseUrl, [...numbers]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'batchFinal' });
+
+		expect(await watcher.emitted()).toEqual([]);
+		const stored = (watcher.staticData['node:Bulk SMS Trigger'] as IDataObject).watch;
+		const baseline = Buffer.byteLength(JSON.stringify(stored));
+		expect(baseline / SIZE).toBeLessThan(4);
+
+		sb.advance(FINAL_AFTER_MS);
+		expect(await watcher.emitted()).toEqual([]);
+		const half = Buffer.byteLength(JSON.stringify(watcher.state));
+		expect(half / (SIZE / 2)).toBeLessThan(4);
+		// eslint-disable-next-line no-console
+		console.log(`static data: ${baseline} bytes for ${SIZE} pending (${(baseline / SIZE).toFixed(2)} B each), ${half} bytes for ${SIZE / 2} pending`);
+	}, 120_000);
+});
+
+/** mulberry32: seeded, so the numbers (and the measured size) are the same on every run. */
+function seeded(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = Math.imul(a ^ (a >>> 15), a | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}

@@ -1,0 +1,241 @@
+/**
+ * The Bulk SMS Trigger through n8n-core's real PollContext against the sandbox, on a frozen
+ * sandbox clock that only the tests move.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Sandbox } from '../../sandbox/server';
+import { changes, FINAL_AFTER_MS, frozenSandbox, NUMBER, sendBatch, Watcher } from './helpers';
+
+let sb: Sandbox;
+
+beforeEach(async () => {
+	sb = await frozenSandbox();
+});
+
+afterEach(async () => {
+	await sb.stop();
+});
+
+function statusRequests(): string[] {
+	return sb
+		.requests()
+		.filter((r) => r.path === '/api/sms/get_status')
+		.map((r) => new URLSearchParams(r.query).get('batch_id') ?? '');
+}
+
+const D1 = NUMBER.delivered(1);
+const U1 = NUMBER.undeliverable(1);
+const N1 = NUMBER.neverFinal(1);
+
+describe('first poll', () => {
+	it('is the baseline: nothing emitted, what changes later is', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, U1, N1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'final' });
+		expect(await watcher.emitted()).toEqual([]);
+		sb.advance(FINAL_AFTER_MS);
+		const items = await watcher.emitted();
+		expect(changes(items)).toEqual([`${D1} ENROUTE>DELIVRD`, `${U1} ENROUTE>UNDELIV`]);
+		expect(await watcher.emitted()).toEqual([]);
+	});
+
+	it('emits a report with the Get Status fields and previous_status, ids exact', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'final' });
+		await watcher.emitted();
+		sb.advance(FINAL_AFTER_MS);
+		const [item] = await watcher.emitted();
+		expect(item).toEqual({
+			batch_id: batchId,
+			msisdn: D1,
+			status: 'DELIVRD',
+			previous_status: 'ENROUTE',
+			outcome: 'delivered',
+			final: true,
+			network_id: 23410,
+			gateway_session_id: expect.stringMatching(/^\d{17,}$/),
+			delivery_date: '2026-11-20T10:00:05.000+00:00',
+			delivery_date_raw: '2026-11-20 10:00:05.0',
+		});
+		expect(batchId.length).toBe(16); // beyond 2^53: a number would have changed it
+		expect(BigInt(batchId) > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
+	});
+
+	it('with "Include Statuses Found at Start", emits what is already there once', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		sb.advance(FINAL_AFTER_MS);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'changes', emitExisting: true });
+		expect(changes(await watcher.emitted())).toEqual([`${D1} ->DELIVRD`, `${N1} ->ENROUTE`]);
+		expect(await watcher.emitted()).toEqual([]);
+	});
+});
+
+describe('emit modes', () => {
+	it('every status change: ENROUTE on the first poll (when asked), then each change', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, U1, N1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'changes', emitExisting: true });
+		expect(changes(await watcher.emitted())).toEqual([`${D1} ->ENROUTE`, `${U1} ->ENROUTE`, `${N1} ->ENROUTE`]);
+		sb.advance(FINAL_AFTER_MS);
+		expect(changes(await watcher.emitted())).toEqual([`${D1} ENROUTE>DELIVRD`, `${U1} ENROUTE>UNDELIV`]);
+		const [, , never] = sb.received().batches[0].messages;
+		await sb.forceStatus(never.gateway_session_id, 'DELETED');
+		expect(changes(await watcher.emitted())).toEqual([`${N1} ENROUTE>DELETED`]);
+		expect(await watcher.emitted()).toEqual([]);
+	});
+
+	it('final statuses only', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, U1, N1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'final', emitExisting: true });
+		expect(await watcher.emitted()).toEqual([]);
+		sb.advance(FINAL_AFTER_MS);
+		expect(changes(await watcher.emitted())).toEqual([`${D1} ENROUTE>DELIVRD`, `${U1} ENROUTE>UNDELIV`]);
+	});
+
+	it('batch finished: one summary with the counts, then the batch is never requested again', async () => {
+		const destinations = [D1, NUMBER.accepted(1), U1, NUMBER.rejected(1)];
+		const batchId = await sendBatch(sb.baseUrl, destinations);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'batchFinal' });
+		expect(await watcher.emitted()).toEqual([]);
+		sb.advance(FINAL_AFTER_MS);
+		expect(await watcher.emitted()).toEqual([
+			{
+				batch_id: batchId,
+				total: 4,
+				by_status: { DELIVRD: 1, ACCEPTD: 1, UNDELIV: 1, REJECTD: 1 },
+				by_outcome: { delivered: 2, failed: 2, pending: 0 },
+				all_final: true,
+			},
+		]);
+		const asked = statusRequests().length;
+		expect(await watcher.emitted()).toEqual([]);
+		expect(statusRequests()).toHaveLength(asked);
+	});
+});
+
+describe('status filter', () => {
+	it('emits only reports reaching the chosen statuses, and never the others later', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, U1, NUMBER.rejected(1), N1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'changes', statuses: ['UNDELIV', 'REJECTD'] });
+		await watcher.emitted();
+		sb.advance(FINAL_AFTER_MS);
+		expect(changes(await watcher.emitted())).toEqual([`${U1} ENROUTE>UNDELIV`, `${NUMBER.rejected(1)} ENROUTE>REJECTD`].sort());
+		expect(await watcher.emitted()).toEqual([]);
+	});
+
+	it('with Batch Finished, the summary counts all and lists the filtered reports', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, U1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'batchFinal', statuses: ['UNDELIV'] });
+		await watcher.emitted();
+		sb.advance(FINAL_AFTER_MS);
+		const [summary] = await watcher.emitted();
+		expect(summary.total).toBe(2);
+		expect((summary.reports as IDataObject[]).map((r) => r.msisdn)).toEqual([U1]);
+	});
+});
+
+describe('many batches', () => {
+	it('stops polling a batch that finished early and keeps following the others', async () => {
+		const early = await sendBatch(sb.baseUrl, [D1, NUMBER.delivered(2)]);
+		const late = await sendBatch(sb.baseUrl, [N1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: `${early}, ${late}`, emit: 'final' });
+		await watcher.emitted();
+		sb.advance(FINAL_AFTER_MS);
+		expect(changes(await watcher.emitted())).toEqual([`${D1} ENROUTE>DELIVRD`, `${NUMBER.delivered(2)} ENROUTE>DELIVRD`]);
+
+		const before = statusRequests().length;
+		expect(await watcher.emitted()).toEqual([]);
+		expect(statusRequests().slice(before)).toEqual([late]);
+
+		const [message] = sb.received().batches[1].messages;
+		await sb.forceStatus(message.gateway_session_id, 'EXPIRED');
+		const items = await watcher.emitted();
+		expect(items.map((item) => [item.batch_id, item.msisdn, item.status])).toEqual([[late, N1, 'EXPIRED']]);
+
+		// Both finished: a poll makes no request at all.
+		const afterAll = statusRequests().length;
+		expect(await watcher.emitted()).toEqual([]);
+		expect(statusRequests()).toHaveLength(afterAll);
+		expect(watcher.state).toEqual({ v: 1, b: {}, f: [early, late] });
+	});
+
+	it('watches ids given by an expression as a list, and drops the state of ids no longer watched', async () => {
+		const first = await sendBatch(sb.baseUrl, [N1]);
+		const second = await sendBatch(sb.baseUrl, [NUMBER.neverFinal(2)]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: `={{ ["${first}", "${second}"] }}` });
+		await watcher.emitted();
+		expect(Object.keys((watcher.state as IDataObject).b as IDataObject).sort()).toEqual([first, second].sort());
+		watcher.parameters = { batchIds: second };
+		await watcher.emitted();
+		expect(Object.keys((watcher.state as IDataObject).b as IDataObject)).toEqual([second]);
+	});
+
+	it('reads the XML answer the same way', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, format: 'xml' });
+		await watcher.emitted();
+		sb.advance(FINAL_AFTER_MS);
+		const [item] = await watcher.emitted();
+		expect(item).toMatchObject({ batch_id: batchId, msisdn: D1, status: 'DELIVRD', delivery_date: '2026-11-20T10:00:05.000+00:00' });
+	});
+});
+
+describe('errors name the batch', () => {
+	it('an unknown batch id fails the poll clearly and changes nothing', async () => {
+		const known = await sendBatch(sb.baseUrl, [N1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: known });
+		await watcher.emitted();
+		const before = JSON.stringify(watcher.staticData);
+		watcher.parameters = { batchIds: `${known}\n4242424242424242424` };
+		const outcome = await watcher.poll();
+		expect(outcome.error?.message).toBe('The service does not know batch 4242424242424242424');
+		expect(JSON.stringify(watcher.staticData)).toBe(before);
+	});
+
+	it('an id that is not digits is refused before any request', async () => {
+		const watcher = new Watcher(sb.baseUrl, { batchIds: '123, abc' });
+		const outcome = await watcher.poll();
+		expect(outcome.error?.message).toBe('Cannot watch batch: "abc" is not a batch ID: it must be digits only');
+		expect(statusRequests()).toEqual([]);
+	});
+
+	it('no id at all is refused', async () => {
+		const outcome = await new Watcher(sb.baseUrl, { batchIds: ' , ' }).poll();
+		expect(outcome.error?.message).toBe('No batch ID to watch');
+	});
+});
+
+describe('manual mode ("Fetch test event")', () => {
+	it('returns the current reports of the first watched batch and changes no state', async () => {
+		const first = await sendBatch(sb.baseUrl, [D1, N1]);
+		const second = await sendBatch(sb.baseUrl, [U1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: `${first} ${second}`, emit: 'changes' });
+		await watcher.emitted();
+		sb.advance(FINAL_AFTER_MS);
+		const saved = JSON.stringify(watcher.persisted);
+		const memory = JSON.stringify(watcher.staticData);
+
+		const outcome = await watcher.fetchTestEvent();
+		const items = outcome.result?.[0].map((item) => item.json) ?? [];
+		expect(changes(items)).toEqual([`${D1} ->DELIVRD`, `${N1} ->ENROUTE`]);
+		expect(JSON.stringify(outcome.staticData)).toBe(saved); // the manual run's own copy: untouched
+		expect(JSON.stringify(watcher.persisted)).toBe(saved);
+		expect(JSON.stringify(watcher.staticData)).toBe(memory);
+
+		// The active trigger still emits the change, as if the test event never happened.
+		expect(changes(await watcher.emitted())).toEqual([`${D1} ENROUTE>DELIVRD`, `${U1} ENROUTE>UNDELIV`]);
+	});
+
+	it('with Batch Finished, the sample is the summary of the first batch', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		const outcome = await new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'batchFinal' }).fetchTestEvent();
+		expect(outcome.result?.[0].map((item) => item.json)).toEqual([
+			{
+				batch_id: batchId,
+				total: 2,
+				by_status: { ENROUTE: 2 },
+				by_outcome: { delivered: 0, failed: 0, pending: 2 },
+				all_final: false,
+			},
+		]);
+	});
+});
