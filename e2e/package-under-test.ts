@@ -3,7 +3,9 @@
  *
  * Until the real package builds, the tests run against a stand-in (same package name, same
  * credential and node names, trivial behaviour) made outside the repo. To test the real package,
- * change PACKAGE_SOURCE to 'repo'. BULKSMS_E2E_TARBALL=<file.tgz> overrides both.
+ * change PACKAGE_SOURCE to 'repo' (builds and packs the repo in global setup).
+ * BULKSMS_E2E_TARBALL=<file.tgz> overrides both: all tests also pass with the real tarball of
+ * commit 5ea7ca2 (`npm run build && npm pack`).
  */
 import * as fs from 'node:fs';
 import { packRepo } from '../scripts/n8n/package';

@@ -257,6 +257,7 @@ export class N8nInstance {
 		return server;
 	}
 
+	/** Stops every server of this instance and deletes its user folder: the instance is done. */
 	async stop(): Promise<void> {
 		await Promise.all([...this.servers].map((server) => server.stop()));
 		this.servers.clear();
