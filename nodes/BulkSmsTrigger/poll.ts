@@ -39,7 +39,7 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	const watched = watchedBatchIds.call(this);
 	const settings = readSettings.call(this);
 	const { timeZone } = await serviceSettings.call(this);
-	const shape = shaper(timeZone);
+	const shape: Shape = (raw) => shapeReport(raw, timeZone);
 	if (this.getMode() === 'manual') return await sample.call(this, watched[0], settings, shape);
 
 	const staticData = this.getWorkflowStaticData('node');
@@ -143,25 +143,6 @@ function explainFailure(this: IPollFunctions, error: unknown, batchId: string, p
 }
 
 // ---------------------------------------------------------------- output
-
-/**
- * shapeReport builds date formatters on every call (about a millisecond each); the reports
- * of a batch share few distinct delivery dates, so each distinct one is shaped once per poll.
- * The cache lives in this poll only: nodes keep no state in memory between runs.
- */
-function shaper(timeZone: string): Shape {
-	const dates = new Map<string, string | null>();
-	return (raw) => {
-		const known = dates.get(raw.delivery_date);
-		if (known === undefined) {
-			const shaped = shapeReport(raw, timeZone);
-			dates.set(raw.delivery_date, shaped.delivery_date);
-			return shaped;
-		}
-		const shaped = shapeReport({ ...raw, delivery_date: '' }, timeZone);
-		return { ...shaped, delivery_date: known, delivery_date_raw: raw.delivery_date };
-	};
-}
 
 function shapeChecked(this: IPollFunctions, shape: Shape, raw: RawReport): DeliveryReport {
 	try {
