@@ -5,7 +5,7 @@
  * credential and node names, trivial behaviour) made outside the repo. To test the real package,
  * change PACKAGE_SOURCE to 'repo' (builds and packs the repo in global setup).
  * BULKSMS_E2E_TARBALL=<file.tgz> overrides both: all tests also pass with the real tarball of
- * commit 5ea7ca2 (`npm run build && npm pack`).
+ * commit 700c729 (`npm run build && npm pack`), and with PACKAGE_SOURCE = 'repo'.
  */
 import * as fs from 'node:fs';
 import { packRepo } from '../scripts/n8n/package';
