@@ -144,6 +144,19 @@ function faultsFrom(get: (flag: string, env: string) => string | undefined): Par
 	return faults;
 }
 
+/** The accounts given, or the demo account (with --credits when given). */
+function accountsFrom(
+	flags: string[] | undefined,
+	env: Env,
+	get: (flag: string, env: string) => string | undefined,
+): Account[] {
+	const accounts = listFrom(flags, env.SANDBOX_ACCOUNTS).map(parseAccount);
+	if (accounts.length) return accounts;
+	const credits = get('credits', 'SANDBOX_CREDITS');
+	if (credits === undefined) return [{ ...DEMO_ACCOUNT }];
+	return [{ ...DEMO_ACCOUNT, credits: parseNumber(credits, 'credits') }];
+}
+
 export interface CliConfig {
 	options: SandboxOptions;
 	quiet: boolean;
@@ -165,15 +178,7 @@ export function parseCli(argv: string[], env: Env): CliConfig {
 	options.host = get('host', 'SANDBOX_HOST') ?? options.host;
 	const port = get('port', 'SANDBOX_PORT');
 	if (port !== undefined) options.port = parseNumber(port, 'port', 0, 65535);
-	const accounts = listFrom(v.account as string[] | undefined, env.SANDBOX_ACCOUNTS).map(
-		parseAccount,
-	);
-	const credits = get('credits', 'SANDBOX_CREDITS');
-	const demo = {
-		...DEMO_ACCOUNT,
-		...(credits === undefined ? {} : { credits: parseNumber(credits, 'credits') }),
-	};
-	options.accounts = accounts.length ? accounts : [demo];
+	options.accounts = accountsFrom(v.account as string[] | undefined, env, get);
 	const scale = get('time-scale', 'SANDBOX_TIME_SCALE');
 	if (scale !== undefined) options.timeScale = parseNumber(scale, 'time-scale');
 	const finalAfter = get('final-after', 'SANDBOX_FINAL_AFTER');

@@ -9,7 +9,7 @@ import { stateAt } from './lifecycle';
 import { REPORT_STATUSES, type ReportStatus } from './numbers';
 import type { SandboxOptions } from './options';
 import { readState, StateWriter } from './statefile';
-import { Store, type Account } from './store';
+import { Store, type Account, type Batch } from './store';
 import type { ApiContext } from './api';
 
 export interface RequestLogEntry {
@@ -55,6 +55,22 @@ export interface Received {
 }
 
 const REQUEST_LOG_SIZE = 1000;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** How many times each destination was accepted, and in which batches: "exactly once" at a glance. */
+function countDestinations(batches: Batch[]): Received['destinations'] {
+	const counts = new Map<string, Received['destinations'][number]>();
+	for (const b of batches) {
+		for (const m of b.messages) {
+			const c = counts.get(m.msisdn) ?? { msisdn: m.msisdn, accepted: 0, batch_ids: [] };
+			c.accepted += 1;
+			c.batch_ids.push(b.batchId);
+			counts.set(m.msisdn, c);
+		}
+	}
+	return [...counts.values()];
+}
 
 export class SandboxCore {
 	readonly store: Store;
@@ -107,48 +123,38 @@ export class SandboxCore {
 	}
 
 	received(account?: string): Received {
-		const now = this.clock.now();
 		const batches = [...this.store.batches.values()].filter(
 			(b) => !account || b.account === account,
 		);
-		const counts = new Map<string, { msisdn: string; accepted: number; batch_ids: string[] }>();
-		const out = batches.map((b): ReceivedBatch => {
-			for (const m of b.messages) {
-				const c = counts.get(m.msisdn) ?? { msisdn: m.msisdn, accepted: 0, batch_ids: [] };
-				c.accepted += 1;
-				c.batch_ids.push(b.batchId);
-				counts.set(m.msisdn, c);
-			}
-			const messages = b.messages.map((m): ReceivedMessage => {
-				const state = stateAt(b, m, now, this.options.finalAfterMs);
-				const final =
-					state.finalAt === undefined ? {} : { final_at: new Date(state.finalAt).toISOString() };
-				const base = {
-					msisdn: m.msisdn,
-					gateway_session_id: m.gatewaySessionId,
-					network_id: m.networkId,
-				};
-				return {
-					...base,
-					status: state.status,
-					valid_until: new Date(m.validUntil).toISOString(),
-					...final,
-				};
-			});
-			const { batchId: batch_id, encoding, parts, creditsCharged: credits_charged } = b;
-			const submitted_at = new Date(b.submittedAt).toISOString();
+		const now = this.clock.now();
+		return {
+			batches: batches.map((b) => this.receivedBatch(b, now)),
+			destinations: countDestinations(batches),
+		};
+	}
+
+	private receivedBatch(b: Batch, now: number): ReceivedBatch {
+		const messages = b.messages.map((m): ReceivedMessage => {
+			const state = stateAt(b, m, now, this.options.finalAfterMs);
 			return {
-				batch_id,
-				account: b.account,
-				message: b.message,
-				encoding,
-				parts,
-				credits_charged,
-				submitted_at,
-				messages,
+				msisdn: m.msisdn,
+				gateway_session_id: m.gatewaySessionId,
+				network_id: m.networkId,
+				status: state.status,
+				valid_until: iso(m.validUntil),
+				...(state.finalAt === undefined ? {} : { final_at: iso(state.finalAt) }),
 			};
 		});
-		return { batches: out, destinations: [...counts.values()] };
+		return {
+			batch_id: b.batchId,
+			account: b.account,
+			message: b.message,
+			encoding: b.encoding,
+			parts: b.parts,
+			credits_charged: b.creditsCharged,
+			submitted_at: iso(b.submittedAt),
+			messages,
+		};
 	}
 
 	accounts(): Array<{ username: string; credits: number }> {
