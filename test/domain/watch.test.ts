@@ -12,6 +12,7 @@ import {
 	type WatchOptions,
 	type WatchState,
 } from '../../nodes/shared/domain/watch';
+import { seeded } from '../seeded';
 
 // ---------------------------------------------------------------- helpers
 
@@ -247,22 +248,12 @@ describe('advance', () => {
 
 // ---------------------------------------------------------------- exactly once, generated
 
-/** mulberry32: a seeded generator, so a failing run can be repeated. */
-function random(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = Math.imul(a ^ (a >>> 15), a | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 describe('exactly once over generated histories', () => {
 	const FINALS = ['DELIVRD', 'UNDELIV', 'REJECTD', 'EXPIRED', 'ACCEPTD'];
 
 	it.each([1, 2, 3, 4, 5, 6, 7, 8])('seed %i: every status change is emitted once, none lost', (seed) => {
-		const next = random(seed);
+		const next = seeded(seed);
 		const batches = ['1', '2', '3'];
 		// Each message moves ENROUTE → maybe QUEUED → a final status at random times.
 		const timeline = new Map<string, Array<{ msisdn: string; at: number[]; statuses: string[] }>>();
@@ -305,7 +296,7 @@ describe('exactly once over generated histories', () => {
 
 describe('static data size', () => {
 	it('a 100,000-destination batch costs a few bytes per pending report', () => {
-		const next = random(42);
+		const next = seeded(42);
 		// Numbers of one country, spread over 10^8 like a real customer list.
 		const numbers = new Set<number>();
 		while (numbers.size < 100_000) numbers.add(447700000000 + Math.floor(next() * 1e8));

@@ -7,6 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox/server';
 import { changes, FINAL_AFTER_MS, frozenSandbox, NUMBER, Proxy, sendBatch, Watcher, type Breakage } from './helpers';
+import { seeded } from '../seeded';
 
 let sb: Sandbox;
 let proxy: Proxy | undefined;
@@ -132,13 +133,3 @@ describe('static data size', () => {
 	}, 120_000);
 });
 
-/** mulberry32: seeded, so the numbers (and the measured size) are the same on every run. */
-function seeded(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = Math.imul(a ^ (a >>> 15), a | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
