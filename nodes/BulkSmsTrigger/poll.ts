@@ -15,6 +15,7 @@ import {
 	type ReportEmission,
 	type WatchOptions,
 } from '../shared/domain/watch';
+import { asNodeError } from '../shared/items';
 import { fetchReports, serviceSettings } from '../shared/transport';
 
 /** Key of the trigger's memory in the node's static data. */
@@ -125,10 +126,7 @@ async function fetchAll(
 }
 
 function explainFailure(this: IPollFunctions, error: unknown, batchId: string, polled: number): Error {
-	const nodeError =
-		error instanceof NodeApiError || error instanceof NodeOperationError
-			? error
-			: new NodeOperationError(this.getNode(), error as Error);
+	const nodeError = asNodeError(this, error);
 	if (!nodeError.message.includes(batchId)) {
 		nodeError.message = `Checking batch ${batchId} failed: ${nodeError.message}`;
 	}

@@ -52,7 +52,12 @@ export function errorItem(error: NodeApiError | NodeOperationError, itemIndexes:
 	};
 }
 
-function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+/** n8n's own errors pass through; anything else is wrapped so the UI shows it with its item. */
+export function asNodeError(
+	context: Pick<IExecuteFunctions, 'getNode'>,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }

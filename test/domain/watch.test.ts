@@ -248,7 +248,6 @@ describe('advance', () => {
 
 // ---------------------------------------------------------------- exactly once, generated
 
-
 describe('exactly once over generated histories', () => {
 	const FINALS = ['DELIVRD', 'UNDELIV', 'REJECTD', 'EXPIRED', 'ACCEPTD'];
 
