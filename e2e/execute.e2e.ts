@@ -1,28 +1,103 @@
 /**
- * (b) Headless: an imported workflow (Manual Trigger → Bulk SMS Send) runs with `n8n execute`
- * against the sandbox, and its output comes back as n8n's run data.
+ * (b) Headless: examples/send-and-track.json, exactly as a user imports it, runs with
+ * `n8n execute` against the sandbox (the demo's clock: final 3 s after sending), looping
+ * Wait → Get Status until every message is final. Its output must match what the sandbox's test
+ * numbers decide and what the sandbox received.
  */
-import { outputItems, startHarness, type Harness } from './harness';
-import { sendWorkflow } from '../scripts/n8n/workflows';
+import { nodeRuns, type JsonObject } from '../scripts/n8n/runtime';
+import { DEMO_SANDBOX } from '../scripts/n8n/service';
+import {
+	DONE_NODE_NAME,
+	loadExample,
+	SEND_NODE_NAME,
+	STATUS_NODE_NAME,
+	workflowId,
+} from '../scripts/n8n/workflows';
+import { startHarness, type Harness } from './harness';
 
-const WORKFLOW_ID = 'e2eSendWf00001';
+const EXAMPLE = loadExample('send-and-track');
 
-describe('n8n execute (headless)', () => {
+// The example's destinations, by what the sandbox does with them (sandbox/README.md).
+const EXPECTED_REPORTS = [
+	{ msisdn: '447700900120', status: 'DELIVRD', outcome: 'delivered', final: true }, // "+44 7700 900120"
+	{ msisdn: '447700900125', status: 'ACCEPTD', outcome: 'delivered', final: true },
+	{ msisdn: '447700900126', status: 'UNDELIV', outcome: 'failed', final: true },
+	{ msisdn: '447700900127', status: 'REJECTD', outcome: 'failed', final: true },
+];
+const ACCEPTED = EXPECTED_REPORTS.map((report) => report.msisdn);
+const DROPPED_BY_SANDBOX = '999123456780'; // valid format, unassigned country code
+const INVALID = '12345'; // too short: the node skips it before sending
+
+describe('n8n execute of examples/send-and-track.json', () => {
 	let harness: Harness;
+	let run: JsonObject;
+	let sent: JsonObject;
+	let batch: JsonObject;
 
 	beforeAll(async () => {
-		harness = await startHarness();
-		await harness.n8n.importWorkflow(sendWorkflow(WORKFLOW_ID));
+		harness = await startHarness(DEMO_SANDBOX);
+		await harness.n8n.importWorkflow(EXAMPLE);
+		run = await harness.n8n.executeWorkflow(workflowId(EXAMPLE));
+		[sent] = nodeRuns(run, SEND_NODE_NAME)[0];
+		[batch] = nodeRuns(run, DONE_NODE_NAME)[0];
 	});
 	afterAll(() => harness?.stop());
 
-	test('runs the imported send workflow and returns its items', async () => {
-		const run = await harness.n8n.executeWorkflow(WORKFLOW_ID);
-
+	test('the run succeeds and loops until final', () => {
 		expect(run).toMatchObject({ status: 'success', finished: true, mode: 'cli' });
-		const items = outputItems(run);
-		expect(items.length).toBeGreaterThan(0);
-		// Ids travel as strings of digits: a JS number would have lost digits past 2^53.
-		for (const item of items) expect(item.batch_id).toMatch(/^\d+$/);
+		expect(nodeRuns(run, SEND_NODE_NAME)).toHaveLength(1);
+		expect(nodeRuns(run, STATUS_NODE_NAME).length).toBeGreaterThanOrEqual(1);
+		expect(nodeRuns(run, DONE_NODE_NAME)).toEqual([[batch]]);
+	});
+
+	test('batch_id is the exact string of digits the sandbox issued, above 2^53', () => {
+		const [received] = harness.sandbox.received().batches;
+		expect(sent.batch_id).toBe(received.batch_id);
+		expect(String(sent.batch_id)).toMatch(/^\d+$/);
+		expect(BigInt(String(sent.batch_id))).toBeGreaterThan(2n ** 53n);
+		expect(batch.batch_id).toBe(received.batch_id);
+	});
+
+	test('Send reports what it skipped, what the service dropped and the credits left', () => {
+		expect(sent).toMatchObject({
+			accepted: true,
+			requested: 5,
+			batch_size: 4,
+			dropped_by_service: 1,
+			destinations: [...ACCEPTED, DROPPED_BY_SANDBOX],
+			remaining_credits: 996,
+		});
+		expect(sent.skipped).toEqual([
+			{ input: INVALID, reason: expect.stringMatching(/\w/), item: 0 },
+		]);
+	});
+
+	test('Get Status gives each test number its status and outcome, ids as the sandbox has them', () => {
+		const [received] = harness.sandbox.received().batches;
+		const sessionIds = received.messages.map((message) => message.gateway_session_id);
+		const reports = batch.reports as JsonObject[];
+		expect(reports).toEqual(
+			EXPECTED_REPORTS.map((expected, index) =>
+				expect.objectContaining({
+					...expected,
+					batch_id: received.batch_id,
+					gateway_session_id: sessionIds[index],
+				}),
+			),
+		);
+		expect(batch).toMatchObject({
+			all_final: true,
+			total: 4,
+			by_status: { DELIVRD: 1, ACCEPTD: 1, UNDELIV: 1, REJECTD: 1 },
+			by_outcome: { delivered: 2, failed: 2, pending: 0 },
+		});
+	});
+
+	test('the sandbox accepted each destination exactly once, and nothing else', () => {
+		const { batches, destinations } = harness.sandbox.received();
+		expect(batches).toHaveLength(1);
+		expect(destinations).toEqual(
+			ACCEPTED.map((msisdn) => ({ msisdn, accepted: 1, batch_ids: [batches[0].batch_id] })),
+		);
 	});
 });

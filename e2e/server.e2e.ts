@@ -1,6 +1,7 @@
 /**
  * The package inside `n8n start`, as a user meets it: (a) the node types n8n lists,
- * (c) the polling trigger activated and its executions, (d) the editor in Chromium.
+ * (c) the polling trigger of examples/watch-deliveries.json activated, and its executions,
+ * (d) the editor in Chromium, with the example workflows.
  * One server for the three, because each start costs 15-40 s and 0.5-0.75 GB.
  */
 import * as fs from 'node:fs';
@@ -14,21 +15,34 @@ import {
 	openNodePanel,
 	openWorkflow,
 } from '../scripts/n8n/browser';
-import type { JsonObject, N8nServer } from '../scripts/n8n/runtime';
+import { REPO_ROOT } from '../scripts/n8n/package';
+import { nodeRuns, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
 import {
 	CREDENTIAL_TYPE,
+	loadExample,
 	SEND_NODE_NAME,
 	SEND_NODE_TYPE,
+	sendOnlyWorkflow,
 	TRIGGER_NODE_NAME,
 	TRIGGER_NODE_TYPE,
-	sendWorkflow,
-	triggerWorkflow,
+	withParameters,
+	workflowId,
 } from '../scripts/n8n/workflows';
-import { outputItems, startHarness, type Harness } from './harness';
+import { startHarness, type Harness } from './harness';
 
-const SEND_ID = 'e2eSendWf00002';
-const TRIGGER_ID = 'e2eTriggerWf01';
-const SCREENSHOTS = process.env.BULKSMS_E2E_SCREENSHOTS || path.join(__dirname, 'artifacts');
+const SEND_ONLY_ID = 'e2eSendOnly00001';
+const SEND_AND_TRACK = loadExample('send-and-track');
+const WATCH = loadExample('watch-deliveries');
+const WATCH_ID = workflowId(WATCH);
+
+// The numbers of the example's Send that the sandbox accepts, and their final statuses.
+const FINAL_STATUS: Record<string, string> = {
+	'447700900120': 'DELIVRD',
+	'447700900125': 'ACCEPTD',
+	'447700900126': 'UNDELIV',
+	'447700900127': 'REJECTD',
+};
+const ACCEPTED = Object.keys(FINAL_STATUS);
 
 let harness: Harness;
 let server: N8nServer;
@@ -36,13 +50,13 @@ let watchedBatchId: string;
 
 beforeAll(async () => {
 	harness = await startHarness();
-	await harness.n8n.importWorkflow(sendWorkflow(SEND_ID));
-	// The trigger watches a batch that exists: send one first, headless, before the server starts.
-	const sent = outputItems(await harness.n8n.executeWorkflow(SEND_ID));
-	watchedBatchId = String(sent[0].batch_id);
+	await harness.n8n.importWorkflow([sendOnlyWorkflow(SEND_ONLY_ID), SEND_AND_TRACK]);
+	// The trigger watches a fresh batch: sent headless by our node before the server starts.
+	const [sent] = nodeRuns(await harness.n8n.executeWorkflow(SEND_ONLY_ID), SEND_NODE_NAME)[0];
+	watchedBatchId = String(sent.batch_id);
 	// Every status change, and what is there at the first poll, so that both polls emit.
-	const watch = { emit: 'changes', emitExisting: true };
-	await harness.n8n.importWorkflow(triggerWorkflow(TRIGGER_ID, [watchedBatchId], watch));
+	const watch = { batchIds: watchedBatchId, emit: 'changes', emitExisting: true };
+	await harness.n8n.importWorkflow(withParameters(WATCH, TRIGGER_NODE_NAME, watch));
 	server = await harness.n8n.startServer();
 	await server.setupOwner();
 	await server.createApiKey();
@@ -63,55 +77,92 @@ describe('(a) node types n8n loaded', () => {
 		const ours = (await server.nodeTypes()).filter((type) =>
 			String(type.name).startsWith(`${harness.installed.name}.`),
 		);
+		expect(ours.length).toBeGreaterThanOrEqual(2);
 		for (const type of ours)
 			expect(type.communityNodePackageVersion).toBe(harness.installed.version);
 	});
 });
 
 describe('(c) polling trigger under n8n start', () => {
-	/** The items the trigger emitted in one execution listed by the public API. */
-	function triggerItems(execution: JsonObject): JsonObject[] {
-		const data = execution.data as {
-			resultData: { runData: Record<string, Array<{ data: { main: JsonObject[][] } }>> };
-		};
-		const runs = data.resultData.runData[TRIGGER_NODE_NAME] ?? [];
-		return (runs[0]?.data.main[0] ?? []).map((item) => item.json as JsonObject);
+	/** [msisdn, status] of each item the trigger emitted in one execution listed by the API. */
+	function emitted(execution: JsonObject): string[][] {
+		const [items] = nodeRuns(execution, TRIGGER_NODE_NAME);
+		for (const item of items) expect(item.batch_id).toBe(watchedBatchId);
+		return items.map((item) => [String(item.msisdn), String(item.status)]);
 	}
 
-	test('polls on activation; its execution is listed with the emitted reports', async () => {
-		await server.activateWorkflow(TRIGGER_ID);
-		const [first] = await server.waitForExecutions(TRIGGER_ID, (list) => list.length >= 1, 30_000);
+	/** get_status requests of the watched batch the sandbox answered so far. */
+	function statusRequests(): number {
+		return harness.sandbox
+			.requests()
+			.filter((request) => request.query.includes(`batch_id=${watchedBatchId}`)).length;
+	}
 
-		expect(first).toMatchObject({ mode: 'trigger', status: 'success', workflowId: TRIGGER_ID });
-		const items = triggerItems(first);
-		expect(items.length).toBeGreaterThan(0);
-		for (const item of items) expect(item.batch_id).toBe(watchedBatchId);
+	test('polls on activation and emits each report found, once', async () => {
+		await server.activateWorkflow(WATCH_ID);
+		const [first] = await server.waitForExecutions(WATCH_ID, (list) => list.length >= 1, 30_000);
+
+		expect(first).toMatchObject({ mode: 'trigger', status: 'success', workflowId: WATCH_ID });
+		expect(emitted(first)).toEqual(ACCEPTED.map((msisdn) => [msisdn, 'ENROUTE']));
 	});
 
-	test('emits the final statuses on the next poll after the sandbox delivered', async () => {
-		const before = (await server.executions(TRIGGER_ID)).length;
+	test('a poll that finds no change starts no execution', async () => {
+		const before = {
+			executions: (await server.executions(WATCH_ID)).length,
+			polls: statusRequests(),
+		};
+		await server.pollNow(WATCH_ID);
+		await waitUntil(() => statusRequests() > before.polls, 30_000);
+		await sleep(3000); // room for an execution that should not come
+
+		expect(await server.executions(WATCH_ID)).toHaveLength(before.executions);
+	});
+
+	test('emits each final status once, on the next poll after the sandbox finished', async () => {
+		const before = (await server.executions(WATCH_ID)).length;
 		harness.sandbox.advance(60_000);
 		// n8n's own schedule polls at most once a minute; reactivating polls at once.
-		await server.pollNow(TRIGGER_ID);
+		await server.pollNow(WATCH_ID);
 		const [latest] = await server.waitForExecutions(
-			TRIGGER_ID,
+			WATCH_ID,
 			(list) => list.length > before,
 			30_000,
 		);
 
-		const items = triggerItems(latest);
-		expect(items.length).toBeGreaterThan(0);
-		for (const item of items)
-			expect(item).toMatchObject({ batch_id: watchedBatchId, status: 'DELIVRD' });
+		expect(emitted(latest)).toEqual(ACCEPTED.map((msisdn) => [msisdn, FINAL_STATUS[msisdn]]));
+	});
+
+	test('over all its executions, every change of every report was emitted exactly once', async () => {
+		await server.pollNow(WATCH_ID); // a finished batch: nothing more to say
+		await sleep(3000);
+		const all = (await server.executions(WATCH_ID)).flatMap(emitted);
+		const expected = ACCEPTED.flatMap((msisdn) => [
+			[msisdn, 'ENROUTE'],
+			[msisdn, FINAL_STATUS[msisdn]],
+		]);
+
+		expect(sortPairs(all)).toEqual(sortPairs(expected));
 	});
 });
 
 describe('(d) the editor in Chromium', () => {
+	// BULKSMS_E2E_DOCS=1 refreshes the README's screenshots in docs/; otherwise they go to artifacts.
+	const DOCS = process.env.BULKSMS_E2E_DOCS === '1';
+	const ARTIFACTS = process.env.BULKSMS_E2E_SCREENSHOTS || path.join(__dirname, 'artifacts');
 	let browser: Browser;
 	let page: Page;
 
+	function screenshotFile(kind: 'workflow' | 'panel', id: string): string {
+		if (DOCS && id === workflowId(SEND_AND_TRACK)) {
+			const name = kind === 'workflow' ? 'editor-workflow.png' : 'editor-send-panel.png';
+			return path.join(REPO_ROOT, 'docs', name);
+		}
+		return path.join(ARTIFACTS, `${kind}-${id}.png`);
+	}
+
 	beforeAll(async () => {
-		fs.mkdirSync(SCREENSHOTS, { recursive: true });
+		fs.mkdirSync(ARTIFACTS, { recursive: true });
+		fs.mkdirSync(path.join(REPO_ROOT, 'docs'), { recursive: true });
 		browser = await launchBrowser();
 		page = await newPage(browser);
 		await loginThroughForm(page, server);
@@ -119,21 +170,40 @@ describe('(d) the editor in Chromium', () => {
 	afterAll(() => browser?.close());
 
 	test.each([
-		[SEND_ID, SEND_NODE_NAME],
-		[TRIGGER_ID, TRIGGER_NODE_NAME],
-	])('workflow %s shows %s with its icon, no "?" and no error', async (workflowId, nodeName) => {
-		await openWorkflow(page, server, workflowId);
-		await page.screenshot({ path: path.join(SCREENSHOTS, `workflow-${workflowId}.png`) });
+		[workflowId(SEND_AND_TRACK), SEND_NODE_NAME],
+		[WATCH_ID, TRIGGER_NODE_NAME],
+	])('workflow %s shows %s with its icon, no "?" and no error', async (id, nodeName) => {
+		await openWorkflow(page, server, id);
+		await page.screenshot({ path: screenshotFile('workflow', id) });
 
-		const report = await inspectCanvas(page);
-		const node = report.nodes.find((candidate) => candidate.name === nodeName);
-		expect(node).toMatchObject({ unknown: false, iconMissing: false });
-		expect(report.nodes.filter((candidate) => candidate.unknown)).toEqual([]);
-		expect(report.errors).toEqual([]);
+		const canvas = await inspectCanvas(page);
+		const node = canvas.nodes.find((candidate) => candidate.name === nodeName);
+		expect(node).toMatchObject({ unknown: false, iconMissing: false, issues: false });
+		expect(canvas.nodes.filter((candidate) => candidate.unknown || candidate.iconMissing)).toEqual(
+			[],
+		);
+		expect(canvas.errors).toEqual([]);
 
 		await openNodePanel(page, nodeName);
-		await page.screenshot({ path: path.join(SCREENSHOTS, `panel-${workflowId}.png`) });
+		await page.screenshot({ path: screenshotFile('panel', id) });
 		expect(await page.getByText('Install this node to use it').count()).toBe(0);
+		expect((await inspectCanvas(page)).errors).toEqual([]);
 		await page.keyboard.press('Escape');
 	});
 });
+
+function sortPairs(pairs: string[][]): string[] {
+	return pairs.map((pair) => pair.join(' ')).sort();
+}
+
+function sleep(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
+		await sleep(200);
+	}
+}

@@ -23,7 +23,7 @@ export function launchBrowser(): Promise<Browser> {
 
 /** A page with a viewport large enough for the canvas and the node panel side by side. */
 export async function newPage(browser: Browser): Promise<Page> {
-	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
 	return context.newPage();
 }
 

@@ -1,19 +1,28 @@
 /**
- * The demo: the packed package inside the real n8n, sending through the sandbox, headless.
- * Starts the sandbox and a fresh n8n, installs the tarball as n8n's UI would, imports a
- * credential and the workflow Manual Trigger → Send → Get Status, runs it with `n8n execute`,
- * prints what each node output, and stops everything.
+ * The demo: the packed package inside the real n8n, headless. Starts the sandbox (or uses the
+ * service in BULKSMS_BASE_URL), provisions a fresh n8n, installs the tarball as n8n's UI would,
+ * imports the credential and examples/send-and-track.json, runs it with `n8n execute`, prints a
+ * summary of the batch, and stops everything it started (on Ctrl-C too).
  *
- * Usage: npx tsx scripts/n8n/demo.ts [--tarball file.tgz] [--keep]
+ * Usage: npm run demo [-- --tarball file.tgz] [-- --keep]
  *   --tarball  install this tarball instead of building and packing the repo
  *   --keep     keep n8n's user folder (its path is printed) to look at the database or logs
+ * Environment: BULKSMS_BASE_URL, BULKSMS_USERNAME, BULKSMS_PASSWORD, BULKSMS_TIME_ZONE: a real
+ * service instead of the sandbox; BULKSMS_DESTINATIONS: numbers to send to instead of the
+ * example's test numbers (do set it for a real service: they are fictional numbers).
  */
-import { startSandbox } from '../../sandbox/server';
 import { packRepo } from './package';
-import { N8nInstance, type JsonObject } from './runtime';
-import { credential, SEND_NODE_NAME, sendThenStatusWorkflow, STATUS_NODE_NAME } from './workflows';
-
-const WORKFLOW_ID = 'bulkSmsDemo001';
+import { N8nInstance, nodeRuns, type JsonObject } from './runtime';
+import { startService, type Service } from './service';
+import {
+	credential,
+	DONE_NODE_NAME,
+	loadExample,
+	SEND_NODE_NAME,
+	STATUS_NODE_NAME,
+	withParameters,
+	workflowId,
+} from './workflows';
 
 interface Args {
 	tarball?: string;
@@ -28,44 +37,93 @@ function parseArgs(argv: string[]): Args {
 	};
 }
 
-function say(message: string): void {
+function say(message = ''): void {
 	process.stdout.write(`${message}\n`);
 }
 
-/** The items one node output, from `n8n execute`'s run data. */
-function nodeOutput(run: JsonObject, nodeName: string): JsonObject[] {
-	const data = run.data as {
-		resultData: { runData: Record<string, Array<{ data?: { main: JsonObject[][] } }>> };
-	};
-	const runs = data.resultData.runData[nodeName] ?? [];
-	return (runs[0]?.data?.main[0] ?? []).map((item) => item.json as JsonObject);
+function seconds(since: number): string {
+	return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
-async function main(): Promise<void> {
+/** The example as the demo runs it: with the user's numbers when BULKSMS_DESTINATIONS says so. */
+function demoWorkflow(env: NodeJS.ProcessEnv): JsonObject {
+	const example = loadExample('send-and-track');
+	const destinations = env.BULKSMS_DESTINATIONS;
+	return destinations ? withParameters(example, SEND_NODE_NAME, { destinations }) : example;
+}
+
+interface Outcome {
+	sent: JsonObject;
+	batch: JsonObject;
+	checks: number;
+}
+
+/** What the workflow found: Send's item, the last status of the batch, how many checks it took. */
+function readOutcome(run: JsonObject): Outcome {
+	const [sent] = nodeRuns(run, SEND_NODE_NAME)[0];
+	const [batch] = nodeRuns(run, DONE_NODE_NAME)[0];
+	return { sent, batch, checks: nodeRuns(run, STATUS_NODE_NAME).length };
+}
+
+function printSummary({ sent, batch, checks }: Outcome): void {
+	const reports = batch.reports as JsonObject[];
+	const finals = reports.filter((report) => report.final).length;
+	say(
+		`\nBatch ${String(sent.batch_id)}: ${String(sent.batch_size)} of ${String(sent.requested)} numbers accepted`,
+	);
+	say(`${finals} of ${reports.length} final after ${checks} status check(s):`);
+	for (const report of reports) {
+		const when = report.delivery_date ?? 'not final yet';
+		say(
+			`  ${String(report.msisdn).padEnd(15)} ${String(report.status).padEnd(8)} ${String(report.outcome).padEnd(9)} ${String(when)}`,
+		);
+	}
+	for (const skipped of sent.skipped as JsonObject[]) {
+		say(`Skipped by the node: "${String(skipped.input)}": ${String(skipped.reason)}`);
+	}
+	say(
+		`Dropped by the service: ${String(sent.dropped_by_service)} (the service does not say which)`,
+	);
+	say(`Credits left: ${String(sent.remaining_credits)}`);
+}
+
+async function runDemo(args: Args, service: Service, n8n: N8nInstance): Promise<Outcome> {
+	const installed = n8n.installPackage(args.tarball ?? packRepo());
+	say(`n8n ${n8n.provisioned.n8nVersion} with ${installed.name}@${installed.version}`);
+	say(`service: ${service.description}`);
+	const workflow = demoWorkflow(process.env);
+	await n8n.importCredential(credential(service.account));
+	await n8n.importWorkflow(workflow);
+	const started = Date.now();
+	const run = await n8n.executeWorkflow(workflowId(workflow));
+	say(`n8n execute "${String(workflow.name)}": ${String(run.status)} in ${seconds(started)}`);
+	return readOutcome(run);
+}
+
+async function main(): Promise<number> {
+	const started = Date.now();
 	const args = parseArgs(process.argv.slice(2));
-	const tarball = args.tarball ?? packRepo();
-	const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
+	const service = await startService();
 	const n8n = await N8nInstance.create({ keepUserFolder: args.keep });
 	try {
-		const installed = n8n.installPackage(tarball);
-		say(`n8n ${n8n.provisioned.n8nVersion} with ${installed.name}@${installed.version}`);
-		say(`sandbox at ${sandbox.baseUrl} (account demo)`);
-		await n8n.importCredential(credential(sandbox.baseUrl));
-		await n8n.importWorkflow(sendThenStatusWorkflow(WORKFLOW_ID));
-		const started = Date.now();
-		const run = await n8n.executeWorkflow(WORKFLOW_ID);
-		say(`n8n execute: ${run.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-		for (const node of [SEND_NODE_NAME, STATUS_NODE_NAME]) {
-			say(`\n${node}:\n${JSON.stringify(nodeOutput(run, node), null, 2)}`);
-		}
-		if (args.keep) say(`\nuser folder kept: ${n8n.userFolder}`);
+		const outcome = await runDemo(args, service, n8n);
+		printSummary(outcome);
+		if (args.keep) say(`n8n user folder kept: ${n8n.userFolder}`);
+		say(`Demo done in ${seconds(started)}`);
+		// The sandbox finishes every example number in seconds: not final there means a fault.
+		return outcome.batch.all_final || !service.sandbox ? 0 : 1;
 	} finally {
 		await n8n.stop();
-		await sandbox.stop();
+		await service.stop();
 	}
 }
 
-main().catch((error) => {
-	process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-	process.exit(1);
-});
+main().then(
+	(code) => process.exit(code),
+	(error: unknown) => {
+		process.stderr.write(
+			`demo failed: ${error instanceof Error ? error.message : String(error)}\n`,
+		);
+		process.exit(1);
+	},
+);

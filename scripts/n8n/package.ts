@@ -16,6 +16,8 @@ export function packRepo(): string {
 		stdio: ['ignore', 'inherit', 'inherit'],
 	});
 	const destination = fs.mkdtempSync(path.join(os.tmpdir(), 'bulksms-pack-'));
+	// The tarball lives as long as the process that packed it (the e2e run's, the demo's).
+	process.once('exit', () => fs.rmSync(destination, { recursive: true, force: true }));
 	const output = execFileSync('npm', ['pack', '--json', '--pack-destination', destination], {
 		cwd: REPO_ROOT,
 		encoding: 'utf8',

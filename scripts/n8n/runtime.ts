@@ -40,6 +40,8 @@ export const DEFAULT_OWNER: Owner = {
 // processes
 
 const running = new Set<ChildProcess>();
+/** User folders of instances not yet stopped, removed on exit too (they hold a database and logs). */
+const userFolders = new Set<string>();
 
 /** Kills a process group: TERM first so n8n closes its database, KILL for whatever is left. */
 async function killGroup(child: ChildProcess, graceMs = 5000): Promise<void> {
@@ -72,6 +74,7 @@ function groupAlive(pid: number): boolean {
 // A test runner or a Ctrl-C can end us before stop(): still take the n8n processes down with us.
 process.on('exit', () => {
 	for (const child of running) if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+	for (const folder of userFolders) fs.rmSync(folder, { recursive: true, force: true });
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 	process.on(signal, () => {
@@ -116,6 +119,7 @@ export class N8nInstance {
 		private readonly options: InstanceOptions,
 	) {
 		this.userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'bulksms-n8n-'));
+		if (!options.keepUserFolder) userFolders.add(this.userFolder);
 	}
 
 	static async create(options: InstanceOptions = {}): Promise<N8nInstance> {
@@ -262,6 +266,7 @@ export class N8nInstance {
 		await Promise.all([...this.servers].map((server) => server.stop()));
 		this.servers.clear();
 		if (!this.options.keepUserFolder) fs.rmSync(this.userFolder, { recursive: true, force: true });
+		userFolders.delete(this.userFolder);
 	}
 }
 
@@ -308,6 +313,31 @@ export function extractRunData(stdout: string): JsonObject | undefined {
 	const end = lines.lastIndexOf('}');
 	if (start < 0 || end < start) return undefined;
 	return JSON.parse(lines.slice(start, end + 1).join('\n')) as JsonObject;
+}
+
+type RunData = {
+	data: {
+		resultData: {
+			error?: unknown;
+			runData: Record<
+				string,
+				Array<{ data?: { main: Array<Array<{ json: JsonObject }> | null> } }>
+			>;
+		};
+	};
+};
+
+/**
+ * The items a node sent to one of its outputs, one list per time it ran (a node in a loop runs
+ * several times), from n8n's run data. Throws with n8n's error when the node never ran.
+ */
+export function nodeRuns(run: JsonObject, nodeName: string, output = 0): JsonObject[][] {
+	const { resultData } = (run as unknown as RunData).data;
+	const runs = resultData.runData[nodeName];
+	if (!runs) {
+		throw new Error(`${nodeName} did not run: ${JSON.stringify(resultData.error ?? {})}`);
+	}
+	return runs.map((one) => (one.data?.main[output] ?? []).map((item) => item.json));
 }
 
 function collect(stream: NodeJS.ReadableStream | null): Promise<string> {

@@ -1,0 +1,46 @@
+/**
+ * The Bulk SMS service the demo and the editor talk to: the sandbox, started here with a clock
+ * that finishes messages in 3 s so the send-and-track loop ends after a check or two; or, when
+ * BULKSMS_BASE_URL is set, that service with BULKSMS_USERNAME / BULKSMS_PASSWORD (and optional
+ * BULKSMS_TIME_ZONE), and nothing is started.
+ */
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import type { ServiceAccount } from './workflows';
+
+/** Sandbox settings of the demo, the editor and the e2e run of the example: final after 3 s. */
+export const DEMO_SANDBOX = { host: '127.0.0.1', port: 0, finalAfterMs: 3000 } as const;
+
+export interface Service {
+	account: ServiceAccount;
+	/** set when we started the sandbox (the real service has no test controls) */
+	sandbox?: Sandbox;
+	/** for people: where it is, never the password */
+	description: string;
+	stop(): Promise<void>;
+}
+
+export async function startService(env: NodeJS.ProcessEnv = process.env): Promise<Service> {
+	if (env.BULKSMS_BASE_URL) return realService(env, env.BULKSMS_BASE_URL);
+	const sandbox = await startSandbox(DEMO_SANDBOX);
+	return {
+		account: { baseUrl: sandbox.baseUrl, username: 'demo', password: 'demo-password' },
+		sandbox,
+		description: `sandbox at ${sandbox.baseUrl} (account demo, messages final 3 s after sending; admin view ${sandbox.baseUrl}/_sandbox/batches)`,
+		stop: () => sandbox.stop(),
+	};
+}
+
+function realService(env: NodeJS.ProcessEnv, baseUrl: string): Service {
+	const { BULKSMS_USERNAME: username, BULKSMS_PASSWORD: password } = env;
+	if (!username || !password) {
+		throw new Error(
+			'BULKSMS_BASE_URL is set: set BULKSMS_USERNAME and BULKSMS_PASSWORD too (or unset it to use the sandbox)',
+		);
+	}
+	const timeZone = env.BULKSMS_TIME_ZONE || 'UTC';
+	return {
+		account: { baseUrl, username, password, timeZone },
+		description: `${baseUrl} as ${username} (time zone ${timeZone}); real messages, real credits`,
+		stop: async () => {},
+	};
+}
