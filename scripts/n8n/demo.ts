@@ -68,23 +68,22 @@ function readOutcome(run: JsonObject): Outcome {
 function printSummary({ sent, batch, checks }: Outcome): void {
 	const reports = batch.reports as JsonObject[];
 	const finals = reports.filter((report) => report.final).length;
-	say(
-		`\nBatch ${String(sent.batch_id)}: ${String(sent.batch_size)} of ${String(sent.requested)} numbers accepted`,
-	);
+	const accepted = `${String(sent.batch_size)} of ${String(sent.requested)} numbers accepted`;
+	say(`\nBatch ${String(sent.batch_id)}: ${accepted}`);
 	say(`${finals} of ${reports.length} final after ${checks} status check(s):`);
-	for (const report of reports) {
-		const when = report.delivery_date ?? 'not final yet';
-		say(
-			`  ${String(report.msisdn).padEnd(15)} ${String(report.status).padEnd(8)} ${String(report.outcome).padEnd(9)} ${String(when)}`,
-		);
-	}
+	for (const report of reports) say(`  ${reportLine(report)}`);
 	for (const skipped of sent.skipped as JsonObject[]) {
 		say(`Skipped by the node: "${String(skipped.input)}": ${String(skipped.reason)}`);
 	}
-	say(
-		`Dropped by the service: ${String(sent.dropped_by_service)} (the service does not say which)`,
-	);
+	const dropped = Number(sent.dropped_by_service);
+	say(`Dropped by the service: ${dropped}${dropped ? ' (the service does not say which)' : ''}`);
 	say(`Credits left: ${String(sent.remaining_credits)}`);
+}
+
+function reportLine(report: JsonObject): string {
+	const columns = [report.msisdn, report.status, report.outcome].map(String);
+	const when = String(report.delivery_date ?? 'not final yet');
+	return `${columns[0].padEnd(15)} ${columns[1].padEnd(8)} ${columns[2].padEnd(9)} ${when}`;
 }
 
 async function runDemo(args: Args, service: Service, n8n: N8nInstance): Promise<Outcome> {
