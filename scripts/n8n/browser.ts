@@ -43,14 +43,6 @@ export async function loginThroughForm(
 	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
 }
 
-/** Skips the form: hands the browser the session cookie the API login got. */
-export async function useSessionCookie(page: Page, server: N8nServer): Promise<void> {
-	const value = server.authCookie;
-	if (!value)
-		throw new Error('log the server in (server.login()) before handing its cookie to the browser');
-	await page.context().addCookies([{ name: 'n8n-auth', value, url: server.baseUrl }]);
-}
-
 /** Opens a workflow and waits until its nodes are on the canvas. */
 export async function openWorkflow(
 	page: Page,

@@ -457,11 +457,6 @@ export class N8nServer {
 		return fetch(`${this.baseUrl}${urlPath}`, { method, headers, body });
 	}
 
-	/** The `n8n-auth` cookie of the logged-in owner, for the browser. */
-	get authCookie(): string | undefined {
-		return this.cookie?.replace(/^n8n-auth=/, '');
-	}
-
 	/** Creates the instance owner (first start only) and keeps its session cookie. */
 	async setupOwner(owner: Owner = DEFAULT_OWNER): Promise<void> {
 		const response = await this.fetch('POST', '/rest/owner/setup', {
@@ -470,14 +465,6 @@ export class N8nServer {
 		});
 		if (!response.ok)
 			throw new Error(`owner setup answered ${response.status}: ${await response.text()}`);
-		this.keepCookie(response);
-	}
-
-	async login(owner: Owner = DEFAULT_OWNER): Promise<void> {
-		const body = { emailOrLdapLoginId: owner.email, password: owner.password };
-		const response = await this.fetch('POST', '/rest/login', { body, auth: 'none' });
-		if (!response.ok)
-			throw new Error(`login answered ${response.status}: ${await response.text()}`);
 		this.keepCookie(response);
 	}
 
