@@ -37,6 +37,21 @@ export interface SendRequest {
 	validity_period?: string;
 }
 
+/**
+ * A send that failed after the service may have taken it: the connection broke after the
+ * request was written, a 5xx other than 503, or a 2xx that could not be read. Never resent.
+ */
+export class SendOutcomeUnknownError extends NodeApiError {}
+
+/** 429 and 503 are answered before any work; 4xx refuse the request. Other failures may come after. */
+function mayHaveBeenTaken(status: number): boolean {
+	return status >= 500 ? status !== 503 : status >= 200 && status < 300;
+}
+
+function errorClassFor(policy: CallPolicy, status: number): typeof NodeApiError {
+	return !policy.idempotent && mayHaveBeenTaken(status) ? SendOutcomeUnknownError : NodeApiError;
+}
+
 interface HttpAnswer {
 	statusCode: number;
 	headers: IDataObject;
@@ -96,7 +111,7 @@ export async function sendBatch(
 		},
 		{ ...options, idempotent: false },
 	);
-	return read(this, answer, readSendResponse, options);
+	return read(this, answer, readSendResponse, { ...options, idempotent: false });
 }
 
 /** Fetches the delivery reports of one batch; a read, so transient failures are retried. */
@@ -110,7 +125,7 @@ export async function fetchReports(
 		{ method: 'GET', url: '/api/sms/get_status', qs: { batch_id: batchId } },
 		{ ...options, idempotent: true, notFound: `The service does not know batch ${batchId}` },
 	);
-	return read(this, answer, readStatusResponse, options);
+	return read(this, answer, readStatusResponse, { ...options, idempotent: true });
 }
 
 interface CallPolicy extends CallOptions {
@@ -228,7 +243,8 @@ function networkError(
 		? `Network error ${code ?? '(none)'}. The service may or may not have accepted the batch, so it was not sent again. Check your message log or the service before resending these destinations.`
 		: `Network error ${code ?? '(none)'}. Check the Base URL in the credential and that the service is running.`;
 	// Only the error code travels on: the raw error holds the request, Authorization included.
-	return new NodeApiError(this.getNode(), { network_error: code ?? 'none' } as JsonObject, {
+	const ErrorClass = unknownOutcome ? SendOutcomeUnknownError : NodeApiError;
+	return new ErrorClass(this.getNode(), { network_error: code ?? 'none' } as JsonObject, {
 		message,
 		description,
 		itemIndex: policy.itemIndex,
@@ -238,8 +254,9 @@ function networkError(
 function checkStatus(this: BulkSmsFunctions, answer: HttpAnswer, policy: CallPolicy): HttpAnswer {
 	const status = answer.statusCode;
 	if (status >= 200 && status < 300) return answer;
+	const ErrorClass = errorClassFor(policy, status);
 	const fail = (message: string, description: string) =>
-		new NodeApiError(this.getNode(), { status, excerpt: excerpt(answer.body) } as JsonObject, {
+		new ErrorClass(this.getNode(), { status, excerpt: excerpt(answer.body) } as JsonObject, {
 			message,
 			description,
 			httpCode: String(status),
@@ -267,15 +284,16 @@ function read<T>(
 	context: BulkSmsFunctions,
 	answer: HttpAnswer,
 	reader: (data: unknown) => T,
-	options: CallOptions,
+	policy: CallPolicy,
 ): T {
 	const parsed = parseBody(answer.body);
+	const ErrorClass = errorClassFor(policy, answer.statusCode);
 	const unreadable = (why: string) =>
-		new NodeApiError(context.getNode(), { status: answer.statusCode } as JsonObject, {
+		new ErrorClass(context.getNode(), { status: answer.statusCode } as JsonObject, {
 			message: `The service's answer could not be read: ${why}`,
 			description: `HTTP ${answer.statusCode}, body starts: ${excerpt(answer.body)}`,
 			httpCode: String(answer.statusCode),
-			itemIndex: options.itemIndex,
+			itemIndex: policy.itemIndex,
 		});
 	if (!parsed) throw unreadable('it is neither JSON nor XML');
 	try {

@@ -194,15 +194,41 @@ describe('Send never sends twice', () => {
 		const result = await run(line(trigger(), send({ destinations: '447700900120', message: 'Hi' })));
 		const error = errorOf(result, 'Send');
 		expect(error?.message).toMatch(/outcome is unknown/);
-		expect(error?.description).toMatch(/ECONNRESET.*not sent again/);
+		expect(error?.description).toMatch(
+			/ECONNRESET.*not sent again.*The outcome for this request's 1 destination\(s\) is unknown: 447700900120\./,
+		);
 		expect(sandbox.received().destinations).toEqual([expect.objectContaining({ accepted: 1 })]);
 		expect(sandbox.requests()).toHaveLength(1);
 	});
 
-	it('does not retry a 500 on a send', async () => {
+	it('does not retry a 500 on a send, whose outcome is unknown', async () => {
 		sandbox.queueFaults('error500');
-		const result = await run(line(trigger(), send({ destinations: '447700900120', message: 'Hi' })));
-		expect(errorOf(result, 'Send')?.message).toBe('The service failed (HTTP 500)');
+		const spec = line(trigger(), send({ destinations: '447700900120', message: 'Hi' }, { onError: 'continueRegularOutput' }));
+		const [item] = outputOf(await run(spec), 'Send');
+		expect(item.json).toMatchObject({
+			error: 'The service failed (HTTP 500)',
+			send_outcome: 'unknown',
+			destinations: ['447700900120'],
+		});
 		expect(sandbox.requests()).toHaveLength(1);
+	});
+
+	it('names the batches sent before a request that failed, and what was never sent', async () => {
+		await sandbox.upsertAccount({ username: 'demo', credits: 6 });
+		const destinations = Array.from({ length: 10 }, (_, i) => `4477009001${String(i).padStart(2, '0')}`).join(',');
+		const spec = line(trigger(), send({ destinations, message: 'Hi', sendOptions: { maxPerRequest: 4 } }));
+		const failed = errorOf(await run(spec), 'Send');
+		const [first] = sandbox.received().batches;
+		expect(failed?.message).toMatch(/^The service did not accept the batch: insufficient credits/);
+		expect(failed?.description).toBe(
+			`This request's 4 destination(s) were not sent. Batches accepted before it: ${first.batch_id}. 2 later destination(s) were not sent.`,
+		);
+
+		await sandbox.upsertAccount({ username: 'demo', credits: 6 });
+		const continued = await run({ ...spec, nodes: [spec.nodes[0], { ...spec.nodes[1], onError: 'continueRegularOutput' }] });
+		expect(outputOf(continued, 'Send').map((item) => [item.json.send_outcome, item.json.requested, item.json.chunk])).toEqual([
+			['accepted', 4, 1],
+			['not accepted', 4, 2],
+		]);
 	});
 });

@@ -10,8 +10,8 @@ import type { WireFormat } from '../../shared/domain/body';
 import { creditsFor, measureMessage, type MessageMeasure } from '../../shared/domain/message';
 import { parseDestinations, type RejectedDestination } from '../../shared/domain/msisdn';
 import { resolveValidity, ValidityError, type Validity, type ValidityChoice } from '../../shared/domain/validity';
-import { forEachGroup, formatOption, pairedWith } from '../../shared/items';
-import { sendBatch, serviceSettings } from '../../shared/transport';
+import { asNodeError, forEachGroup, formatOption, pairedWith } from '../../shared/items';
+import { sendBatch, SendOutcomeUnknownError, serviceSettings } from '../../shared/transport';
 
 const showForSend = { show: { operation: ['send'] } };
 
@@ -242,22 +242,66 @@ async function sendInChunks(this: IExecuteFunctions, plan: SendPlan, group: numb
 	const output: INodeExecutionData[] = [];
 	for (const [index, destinations] of chunks.entries()) {
 		const pairedItem = pairedWith(destinations.map((destination) => plan.sources.get(destination) ?? group[0]));
-		const response = await sendBatch.call(
-			this,
-			{ destinations, message: plan.message, validity_period: plan.validity?.validity_period },
-			{ format: plan.format, itemIndex: group[0] },
-		);
-		const json = batchResult(plan, destinations, { ...response }, index, chunks.length);
-		if (!response.accepted) {
-			const notSent = plan.destinations.length - index * plan.maxPerRequest;
-			const error = notAccepted.call(this, response.error, output, notSent, group[0]);
-			if (!this.continueOnFail()) throw error;
-			output.push({ json: { ...json, error: error.message, description: error.description }, pairedItem });
+		const { json, failure } = await sendChunk.call(this, plan, destinations, index, chunks.length, group[0]);
+		if (failure) {
+			explainChunkFailure(failure, json, output, plan.destinations.length - (index + 1) * plan.maxPerRequest);
+			if (!this.continueOnFail()) throw failure;
+			output.push({ json: { ...json, error: failure.message, description: failure.description }, pairedItem });
 			return output;
 		}
 		output.push({ json, pairedItem });
 	}
 	return output;
+}
+
+type SendOutcome = 'accepted' | 'not accepted' | 'not sent' | 'unknown';
+
+/** One request; a failure is returned, not thrown, so the batches sent before it can be reported. */
+async function sendChunk(
+	this: IExecuteFunctions,
+	plan: SendPlan,
+	destinations: string[],
+	index: number,
+	chunks: number,
+	itemIndex: number,
+): Promise<{ json: IDataObject; failure?: NodeApiError | NodeOperationError }> {
+	try {
+		const response = await sendBatch.call(
+			this,
+			{ destinations, message: plan.message, validity_period: plan.validity?.validity_period },
+			{ format: plan.format, itemIndex },
+		);
+		const json = batchResult(plan, destinations, { ...response }, index, chunks);
+		if (response.accepted) return { json: { ...json, send_outcome: 'accepted' } };
+		const failure = new NodeApiError(this.getNode(), { accepted: false }, {
+			message: `The service did not accept the batch: ${response.error || 'no reason given'}`,
+			itemIndex,
+		});
+		return { json: { ...json, send_outcome: 'not accepted' }, failure };
+	} catch (error) {
+		const send_outcome: SendOutcome = error instanceof SendOutcomeUnknownError ? 'unknown' : 'not sent';
+		const json = { requested: destinations.length, destinations, send_outcome, chunk: index + 1, chunks };
+		return { json, failure: asNodeError(this, error, itemIndex) };
+	}
+}
+
+/** Says what became of every destination: sent before, this request, and never sent after. */
+function explainChunkFailure(
+	failure: NodeApiError | NodeOperationError,
+	json: IDataObject,
+	sentBefore: INodeExecutionData[],
+	notSentAfter: number,
+): void {
+	const here = `this request's ${String(json.requested)} destination(s)`;
+	const accepted = sentBefore.map((item) => item.json.batch_id).join(', ');
+	failure.description = [
+		failure.description,
+		json.send_outcome === 'unknown' ? `The outcome for ${here} is unknown: ${String(json.destinations)}.` : `${here[0].toUpperCase()}${here.slice(1)} were not sent.`,
+		accepted ? `Batches accepted before it: ${accepted}.` : '',
+		notSentAfter > 0 ? `${notSentAfter} later destination(s) were not sent.` : '',
+	]
+		.filter(Boolean)
+		.join(' ');
 }
 
 function batchResult(
@@ -285,23 +329,6 @@ function batchResult(
 		chunk: index + 1,
 		chunks,
 	};
-}
-
-function notAccepted(
-	this: IExecuteFunctions,
-	serviceError: string | undefined,
-	sentBefore: INodeExecutionData[],
-	notSent: number,
-	itemIndex: number,
-): NodeApiError {
-	const accepted = sentBefore.map((item) => item.json.batch_id).join(', ');
-	return new NodeApiError(this.getNode(), { error: serviceError ?? '' }, {
-		message: `The service did not accept the batch: ${serviceError || 'no reason given'}`,
-		description:
-			`${notSent} destination(s) were not sent.` +
-			(accepted ? ` Batches accepted before this one: ${accepted}.` : ''),
-		itemIndex,
-	});
 }
 
 function chunk<T>(list: readonly T[], size: number): T[][] {
