@@ -169,6 +169,13 @@ describe('Send', () => {
 		expect(received.every((d) => d.accepted === 1)).toBe(true);
 	});
 
+	it('reads national numbers with the default country code, and refuses a code that is not one', async () => {
+		const withCode = (code: string) =>
+			run(line(trigger(), send({ destinations: '(07700) 900120', message: 'Hi', sendOptions: { defaultCountryCode: code } })));
+		expect(outputOf(await withCode('+44'), 'Send')[0].json.destinations).toEqual(['447700900120']);
+		expect(errorOf(await withCode('UK'), 'Send')?.message).toMatch(/"UK" is not a country calling code/);
+	});
+
 	it('sends one batch per item by default', async () => {
 		const result = await run(
 			line(trigger(), items([{ to: '447700900120' }, { to: '447700900121' }]), send({ destinations: '={{ $json.to }}', message: 'Hi {{ $json.to }}' })),

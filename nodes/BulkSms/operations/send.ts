@@ -156,7 +156,7 @@ async function planSend(this: IExecuteFunctions, group: number[]): Promise<SendP
 		maxPerRequest: Math.max(1, Math.floor(option('maxPerRequest', 1000))),
 		format: option<WireFormat>('format', 'json'),
 	};
-	const defaultCountryCode = option('defaultCountryCode', '').replace(/\D/g, '') || undefined;
+	const defaultCountryCode = option<string>('defaultCountryCode', '');
 	for (const index of group) addDestinations.call(this, plan, index, defaultCountryCode);
 	checkDestinations.call(this, plan, option('onInvalid', 'skip'), first);
 	return plan;
@@ -199,7 +199,7 @@ function addDestinations(
 	this: IExecuteFunctions,
 	plan: SendPlan,
 	index: number,
-	defaultCountryCode: string | undefined,
+	defaultCountryCode: string,
 ): void {
 	const raw = this.getNodeParameter('destinations', index, '') as unknown;
 	const input = Array.isArray(raw) ? raw : String(raw ?? '');
