@@ -40,8 +40,12 @@ function statusAnswers(): { json: string; xml: string } {
 	for (let i = 0; i < REPORTS; i++) {
 		const msisdn = `4477009${String(i).padStart(5, '0')}`;
 		const session = (18014398509481985n + 2n * BigInt(i)).toString();
-		json.push(`{"batch_id":9007199254740993,"network_id":23410,"status":"DELIVRD","msisdn":"${msisdn}","gateway_session_id":${session},"delivery_date":"2026-11-22 10:15:0${i % 10}.0"}`);
-		xml.push(`<delivery_report><msisdn>${msisdn}</msisdn><delivery_date>26112210150${i % 10}</delivery_date><network_id>23410</network_id><status>DELIVRD</status><batch_id>9007199254740993</batch_id><gateway_session_id>${session}</gateway_session_id></delivery_report>`);
+		json.push(
+			`{"batch_id":9007199254740993,"network_id":23410,"status":"DELIVRD","msisdn":"${msisdn}","gateway_session_id":${session},"delivery_date":"2026-11-22 10:15:0${i % 10}.0"}`,
+		);
+		xml.push(
+			`<delivery_report><msisdn>${msisdn}</msisdn><delivery_date>26112210150${i % 10}</delivery_date><network_id>23410</network_id><status>DELIVRD</status><batch_id>9007199254740993</batch_id><gateway_session_id>${session}</gateway_session_id></delivery_report>`,
+		);
 	}
 	return {
 		json: `{"reports":[${json.join(',')}]}`,
@@ -63,25 +67,44 @@ function readingReports(): void {
 	line('readStatusResponse', readMs, baseline);
 	for (const zone of ['UTC', 'Europe/Berlin']) {
 		const [, shapeMs] = timed(() => raw.map((report) => shapeReport(report, zone)));
-		line(`shapeReport x ${REPORTS} (${zone})`, shapeMs, baseline, `  ${((shapeMs * 1000) / REPORTS).toFixed(1)} us/report`);
+		line(
+			`shapeReport x ${REPORTS} (${zone})`,
+			shapeMs,
+			baseline,
+			`  ${((shapeMs * 1000) / REPORTS).toFixed(1)} us/report`,
+		);
 	}
 	const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
-	console.log(`heap used after: ${heapMb.toFixed(0)} MB (answer text ${(json.length / 2 ** 20).toFixed(1)} MB)`);
+	console.log(
+		`heap used after: ${heapMb.toFixed(0)} MB (answer text ${(json.length / 2 ** 20).toFixed(1)} MB)`,
+	);
 }
 
 async function sending(): Promise<void> {
-	console.log(`\n2. Sending to ${DESTINATIONS.toLocaleString('en')} destinations, ${PER_REQUEST} per request`);
-	const sandbox = await startSandbox({ accounts: [{ username: 'demo', password: 'demo-password', credits: 10 * DESTINATIONS }] });
+	console.log(
+		`\n2. Sending to ${DESTINATIONS.toLocaleString('en')} destinations, ${PER_REQUEST} per request`,
+	);
+	const sandbox = await startSandbox({
+		accounts: [{ username: 'demo', password: 'demo-password', credits: 10 * DESTINATIONS }],
+	});
 	try {
 		// Different numbers for each leg, so the sandbox's counts show the node sent each once.
-		const numbersFrom = (prefix: string) => Array.from({ length: DESTINATIONS }, (_, i) => `${prefix}${String(i).padStart(8, '0')}`);
+		const numbersFrom = (prefix: string) =>
+			Array.from({ length: DESTINATIONS }, (_, i) => `${prefix}${String(i).padStart(8, '0')}`);
 		const rawNumbers = numbersFrom('4478');
 		const numbers = numbersFrom('4477');
 		const auth = `Basic ${Buffer.from('demo:demo-password').toString('base64')}`;
 		const [, baseline] = await timedAsync(async () => {
 			for (let start = 0; start < numbers.length; start += PER_REQUEST) {
-				const body = new URLSearchParams({ destination: rawNumbers.slice(start, start + PER_REQUEST).join(','), message: 'Hi' });
-				const answer = await fetch(`${sandbox.baseUrl}/api/sms/send`, { method: 'POST', body, headers: { Authorization: auth, Accept: 'application/json' } });
+				const body = new URLSearchParams({
+					destination: rawNumbers.slice(start, start + PER_REQUEST).join(','),
+					message: 'Hi',
+				});
+				const answer = await fetch(`${sandbox.baseUrl}/api/sms/send`, {
+					method: 'POST',
+					body,
+					headers: { Authorization: auth, Accept: 'application/json' },
+				});
 				await answer.text();
 			}
 		});
@@ -89,14 +112,37 @@ async function sending(): Promise<void> {
 		const [run, nodeMs] = await timedAsync(() =>
 			runWorkflow({
 				nodes: [
-					{ id: 'a', name: 'Start', type: MANUAL_TRIGGER, typeVersion: 1, position: [0, 0], parameters: {} },
 					{
-						id: 'b', name: 'Send', type: BULK_SMS, typeVersion: 1, position: [200, 0],
-						parameters: { operation: 'send', destinations: numbers.join('\n'), message: 'Hi', sendOptions: { maxPerRequest: PER_REQUEST } },
+						id: 'a',
+						name: 'Start',
+						type: MANUAL_TRIGGER,
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: {},
+					},
+					{
+						id: 'b',
+						name: 'Send',
+						type: BULK_SMS,
+						typeVersion: 1,
+						position: [200, 0],
+						parameters: {
+							operation: 'send',
+							destinations: numbers.join('\n'),
+							message: 'Hi',
+							sendOptions: { maxPerRequest: PER_REQUEST },
+						},
 					},
 				],
 				connections: { Start: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
-				credentials: { bulkSmsApi: { baseUrl: sandbox.baseUrl, username: 'demo', password: 'demo-password', timeZone: 'UTC' } },
+				credentials: {
+					bulkSmsApi: {
+						baseUrl: sandbox.baseUrl,
+						username: 'demo',
+						password: 'demo-password',
+						timeZone: 'UTC',
+					},
+				},
 			}),
 		);
 		const batches = outputOf(run, 'Send');

@@ -79,7 +79,9 @@ function watchedBatchIds(this: IPollFunctions): string[] {
 		if (entry === null || entry === undefined || entry === '') continue;
 		const read = readBatchId(entry);
 		if ('problem' in read) {
-			throw new NodeOperationError(this.getNode(), `Cannot watch batch: ${read.problem}`, { description: read.hint });
+			throw new NodeOperationError(this.getNode(), `Cannot watch batch: ${read.problem}`, {
+				description: read.hint,
+			});
 		}
 		if (!ids.includes(read.batchId)) ids.push(read.batchId);
 	}
@@ -125,7 +127,12 @@ async function fetchAll(
 	return fetched;
 }
 
-function explainFailure(this: IPollFunctions, error: unknown, batchId: string, polled: number): Error {
+function explainFailure(
+	this: IPollFunctions,
+	error: unknown,
+	batchId: string,
+	polled: number,
+): Error {
 	const nodeError = asNodeError(this, error);
 	if (!nodeError.message.includes(batchId)) {
 		nodeError.message = `Checking batch ${batchId} failed: ${nodeError.message}`;
@@ -154,7 +161,11 @@ function shapeChecked(this: IPollFunctions, shape: Shape, raw: RawReport): Deliv
 	}
 }
 
-function reportItem(this: IPollFunctions, emission: ReportEmission<RawReport>, shape: Shape): INodeExecutionData {
+function reportItem(
+	this: IPollFunctions,
+	emission: ReportEmission<RawReport>,
+	shape: Shape,
+): INodeExecutionData {
 	const { batch_id, msisdn, status, ...rest } = shapeChecked.call(this, shape, emission.report);
 	return { json: { batch_id, msisdn, status, previous_status: emission.previousStatus, ...rest } };
 }
@@ -169,7 +180,9 @@ function summaryItem(
 	const reports = batch.reports.map((raw) => shapeChecked.call(this, shape, raw));
 	const json: IDataObject = { ...summariseReports(batch.batchId, reports) };
 	if (settings.statuses.length > 0) {
-		json.reports = reports.filter((report) => settings.statuses.includes(report.status)) as unknown as IDataObject[];
+		json.reports = reports.filter((report) =>
+			settings.statuses.includes(report.status),
+		) as unknown as IDataObject[];
 	}
 	return { json };
 }
@@ -185,10 +198,15 @@ async function sample(
 	shape: Shape,
 ): Promise<INodeExecutionData[][] | null> {
 	const raw = await fetchReports.call(this, batchId, { format: settings.format });
-	if (settings.mode === 'batchFinal') return [[summaryItem.call(this, { batchId, reports: raw }, settings, shape)]];
-	const matching = raw.filter((report) => settings.statuses.length === 0 || settings.statuses.includes(report.status));
+	if (settings.mode === 'batchFinal')
+		return [[summaryItem.call(this, { batchId, reports: raw }, settings, shape)]];
+	const matching = raw.filter(
+		(report) => settings.statuses.length === 0 || settings.statuses.includes(report.status),
+	);
 	// With no report in the chosen statuses yet, any report still shows the fields to map.
 	const shown = (matching.length > 0 ? matching : raw).slice(0, SAMPLE_SIZE);
-	const items = shown.map((report) => reportItem.call(this, { batchId, report, previousStatus: null }, shape));
+	const items = shown.map((report) =>
+		reportItem.call(this, { batchId, report, previousStatus: null }, shape),
+	);
 	return items.length > 0 ? [items] : null;
 }

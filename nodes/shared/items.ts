@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	IPairedItemData,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { STATUSES, type Status } from './domain/status';
 
@@ -44,7 +49,10 @@ export async function forEachGroup(
 }
 
 /** The output item for a failure under Continue On Fail. */
-export function errorItem(error: NodeApiError | NodeOperationError, itemIndexes: readonly number[]): INodeExecutionData {
+export function errorItem(
+	error: NodeApiError | NodeOperationError,
+	itemIndexes: readonly number[],
+): INodeExecutionData {
 	const { message, description } = error;
 	return {
 		json: { error: message, ...(description ? { description } : {}) },
@@ -81,5 +89,9 @@ export const statusFilterOption: INodeProperties = {
 	type: 'multiOptions',
 	default: [],
 	description: 'Keep only reports in these statuses. Empty keeps all.',
-	options: STATUSES.map((status) => ({ name: status, value: status, description: STATUS_MEANINGS[status] })),
+	options: STATUSES.map((status) => ({
+		name: status,
+		value: status,
+		description: STATUS_MEANINGS[status],
+	})),
 };

@@ -70,19 +70,29 @@ export async function serviceSettings(
 	itemIndex = 0,
 ): Promise<ServiceSettings> {
 	const credentials = await this.getCredentials(CREDENTIAL, itemIndex);
-	const baseUrl = String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
+	const baseUrl = String(credentials.baseUrl ?? '')
+		.trim()
+		.replace(/\/+$/, '');
 	if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
-		throw new NodeOperationError(this.getNode(), 'The Base URL in the Bulk SMS credential is not an http(s) address', {
-			description: `Set it to the service address, e.g. https://sms.example.com or http://127.0.0.1:8555 for the sandbox (got "${baseUrl.slice(0, 60)}").`,
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			'The Base URL in the Bulk SMS credential is not an http(s) address',
+			{
+				description: `Set it to the service address, e.g. https://sms.example.com or http://127.0.0.1:8555 for the sandbox (got "${baseUrl.slice(0, 60)}").`,
+				itemIndex,
+			},
+		);
 	}
 	const timeZone = String(credentials.timeZone || 'UTC').trim();
 	if (!isValidTimeZone(timeZone)) {
-		throw new NodeOperationError(this.getNode(), `Unknown time zone "${timeZone}" in the Bulk SMS credential`, {
-			description: 'Use an IANA time zone name such as UTC, Europe/London or America/New_York.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Unknown time zone "${timeZone}" in the Bulk SMS credential`,
+			{
+				description: 'Use an IANA time zone name such as UTC, Europe/London or America/New_York.',
+				itemIndex,
+			},
+		);
 	}
 	return { baseUrl, timeZone };
 }
@@ -221,7 +231,11 @@ function toAnswer(response: unknown): HttpAnswer {
 }
 
 function networkCode(error: unknown): string | undefined {
-	for (let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 4; depth++) {
+	for (
+		let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+		cause && depth < 4;
+		depth++
+	) {
 		if (typeof cause.code === 'string' && /^E[A-Z_]+$/.test(cause.code)) return cause.code;
 		cause = cause.cause as typeof cause;
 	}
@@ -269,10 +283,16 @@ function checkStatus(this: BulkSmsFunctions, answer: HttpAnswer, policy: CallPol
 		);
 	}
 	if (status === 404 && policy.notFound) {
-		throw fail(policy.notFound, 'Check the batch ID: use the batch_id that Send returned, as text.');
+		throw fail(
+			policy.notFound,
+			'Check the batch ID: use the batch_id that Send returned, as text.',
+		);
 	}
 	if (status === 429) {
-		throw fail('The service is rate limiting requests (HTTP 429)', 'Wait a little and run again, or send fewer requests at once.');
+		throw fail(
+			'The service is rate limiting requests (HTTP 429)',
+			'Wait a little and run again, or send fewer requests at once.',
+		);
 	}
 	if (status >= 500) {
 		throw fail(`The service failed (HTTP ${status})`, `It answered: ${excerpt(answer.body)}`);

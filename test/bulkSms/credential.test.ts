@@ -37,8 +37,14 @@ describe('Bulk SMS credential test', () => {
 
 	it('fails when nothing listens at the address', async () => {
 		const closed = await freePort();
-		const result = await testCredential('bulkSmsApi', data({ baseUrl: `http://127.0.0.1:${closed}` }));
-		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/ECONNREFUSED|refused/) });
+		const result = await testCredential(
+			'bulkSmsApi',
+			data({ baseUrl: `http://127.0.0.1:${closed}` }),
+		);
+		expect(result).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/ECONNREFUSED|refused/),
+		});
 	});
 });
 

@@ -29,9 +29,17 @@ async function sendTestNumbers(): Promise<string> {
 	return outputOf(run, 'Send')[0].json.batch_id as string;
 }
 
-async function statusOf(batchId: string | number, parameters: INodeParameters = {}, onError?: 'continueRegularOutput') {
+async function statusOf(
+	batchId: string | number,
+	parameters: INodeParameters = {},
+	onError?: 'continueRegularOutput',
+) {
 	return await runWorkflow({
-		...line(trigger(), items([{ batch_id: batchId }]), getStatus({ batchId: '={{ $json.batch_id }}', ...parameters }, onError ? { onError } : {})),
+		...line(
+			trigger(),
+			items([{ batch_id: batchId }]),
+			getStatus({ batchId: '={{ $json.batch_id }}', ...parameters }, onError ? { onError } : {}),
+		),
 		credentials: credentials(),
 	});
 }
@@ -39,14 +47,24 @@ async function statusOf(batchId: string | number, parameters: INodeParameters = 
 describe('Get Status', () => {
 	it('follows a batch from Send by expression, then to its final states', async () => {
 		const run = await runWorkflow({
-			...line(trigger(), send({ destinations: TEST_NUMBERS, message: 'Hi' }), getStatus({ batchId: '={{ $json.batch_id }}' })),
+			...line(
+				trigger(),
+				send({ destinations: TEST_NUMBERS, message: 'Hi' }),
+				getStatus({ batchId: '={{ $json.batch_id }}' }),
+			),
 			credentials: credentials(),
 		});
 		const batchId = outputOf(run, 'Send')[0].json.batch_id as string;
 		const enroute = outputOf(run, 'Get Status');
 		expect(enroute).toHaveLength(5);
 		expect(enroute[0].pairedItem).toEqual({ item: 0 });
-		expect(enroute[0].json).toMatchObject({ batch_id: batchId, status: 'ENROUTE', outcome: 'pending', final: false, delivery_date: null });
+		expect(enroute[0].json).toMatchObject({
+			batch_id: batchId,
+			status: 'ENROUTE',
+			outcome: 'pending',
+			final: false,
+			delivery_date: null,
+		});
 
 		sandbox.advance(60_000);
 		const final = outputOf(await statusOf(batchId), 'Get Status').map((item) => item.json);
@@ -67,7 +85,11 @@ describe('Get Status', () => {
 		const delivered = final[0];
 		// November in New York: the service's wall clock is five hours behind UTC.
 		expect(delivered.delivery_date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-05:00$/);
-		expect(Math.abs(Date.parse(delivered.delivery_date as string) - Date.parse(sent[0].final_at as string))).toBeLessThan(100);
+		expect(
+			Math.abs(
+				Date.parse(delivered.delivery_date as string) - Date.parse(sent[0].final_at as string),
+			),
+		).toBeLessThan(100);
 		expect(delivered.delivery_date_raw).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d$/);
 	});
 
@@ -75,9 +97,15 @@ describe('Get Status', () => {
 		const batchId = await sendTestNumbers();
 		sandbox.advance(60_000);
 		const json = outputOf(await statusOf(batchId), 'Get Status').map((item) => item.json);
-		const xml = outputOf(await statusOf(batchId, { statusOptions: { format: 'xml' } }), 'Get Status').map((item) => item.json);
+		const xml = outputOf(
+			await statusOf(batchId, { statusOptions: { format: 'xml' } }),
+			'Get Status',
+		).map((item) => item.json);
 		const withoutDates = (reports: typeof json) =>
-			reports.map(({ delivery_date, delivery_date_raw, ...rest }) => ({ ...rest, second: String(delivery_date).slice(0, 19) }));
+			reports.map(({ delivery_date, delivery_date_raw, ...rest }) => ({
+				...rest,
+				second: String(delivery_date).slice(0, 19),
+			}));
 		expect(withoutDates(xml)).toEqual(withoutDates(json));
 		expect(xml[0].delivery_date_raw).toMatch(/^\d{12}$/);
 		expect(sandbox.requests().at(-1)?.accept).toBe('application/xml');
@@ -86,7 +114,13 @@ describe('Get Status', () => {
 	it('summarises a batch in one item, with an optional status filter', async () => {
 		const batchId = await sendTestNumbers();
 		sandbox.advance(60_000);
-		const [batch] = outputOf(await statusOf(batchId, { output: 'batch', statusOptions: { statuses: ['DELIVRD', 'ACCEPTD'] } }), 'Get Status');
+		const [batch] = outputOf(
+			await statusOf(batchId, {
+				output: 'batch',
+				statusOptions: { statuses: ['DELIVRD', 'ACCEPTD'] },
+			}),
+			'Get Status',
+		);
 		expect(batch.json).toMatchObject({
 			batch_id: batchId,
 			total: 5,
@@ -94,7 +128,10 @@ describe('Get Status', () => {
 			by_outcome: { delivered: 2, failed: 2, pending: 1 },
 			all_final: false,
 		});
-		expect((batch.json.reports as Array<{ msisdn: string }>).map((r) => r.msisdn)).toEqual(['447700900120', '447700900125']);
+		expect((batch.json.reports as Array<{ msisdn: string }>).map((r) => r.msisdn)).toEqual([
+			'447700900120',
+			'447700900125',
+		]);
 	});
 
 	it('says when the service does not know the batch, or continues with an error item', async () => {
@@ -134,7 +171,9 @@ describe('Get Status against odd gateways', () => {
 	const ask = async () =>
 		runWorkflow({
 			...line(trigger(), getStatus({ batchId: '9007199254740993' })),
-			credentials: credentialsFor({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` } as Sandbox),
+			credentials: credentialsFor({
+				baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+			} as Sandbox),
 		});
 	const xmlReport =
 		'<sms_get_status><reports><delivery_report><msisdn>447700900120</msisdn><delivery_date>261122101500</delivery_date>' +
@@ -144,20 +183,34 @@ describe('Get Status against odd gateways', () => {
 	it('reads XML sent to a JSON request and labelled text/plain', async () => {
 		reply = { type: 'text/plain', body: xmlReport };
 		expect(outputOf(await ask(), 'Get Status').map((item) => item.json)).toEqual([
-			expect.objectContaining({ msisdn: '447700900120', gateway_session_id: '18446744073709551617', delivery_date: '2026-11-22T10:15:00.000+00:00' }),
+			expect.objectContaining({
+				msisdn: '447700900120',
+				gateway_session_id: '18446744073709551617',
+				delivery_date: '2026-11-22T10:15:00.000+00:00',
+			}),
 		]);
 	});
 
 	it('gives the status and a short excerpt for a body that is neither JSON nor XML', async () => {
-		reply = { type: 'text/html', body: `Service temporarily unavailable ${'x'.repeat(500)}`, status: 200 };
+		reply = {
+			type: 'text/html',
+			body: `Service temporarily unavailable ${'x'.repeat(500)}`,
+			status: 200,
+		};
 		const error = errorOf(await ask(), 'Get Status');
-		expect(error?.message).toBe("The service's answer could not be read: it is neither JSON nor XML");
-		expect(error?.description).toMatch(/^HTTP 200, body starts: Service temporarily unavailable x+…$/);
+		expect(error?.message).toBe(
+			"The service's answer could not be read: it is neither JSON nor XML",
+		);
+		expect(error?.description).toMatch(
+			/^HTTP 200, body starts: Service temporarily unavailable x+…$/,
+		);
 		expect((error?.description ?? '').length).toBeLessThan(200);
 	});
 
 	it('does not read an HTML page as an empty batch', async () => {
 		reply = { type: 'text/html', body: '<html><body>Welcome</body></html>' };
-		expect(errorOf(await ask(), 'Get Status')?.message).toMatch(/could not be read: status response has no reports field/);
+		expect(errorOf(await ask(), 'Get Status')?.message).toMatch(
+			/could not be read: status response has no reports field/,
+		);
 	});
 });

@@ -23,7 +23,10 @@ describe('Send', () => {
 		const result = await run(
 			line(
 				trigger(),
-				send({ destinations: '+44 7700 900120; 0044-7700-900121\n447700900120, abc', message: 'Hello' }),
+				send({
+					destinations: '+44 7700 900120; 0044-7700-900121\n447700900120, abc',
+					message: 'Hello',
+				}),
 			),
 		);
 		const [batch, ...rest] = outputOf(result, 'Send');
@@ -56,7 +59,10 @@ describe('Send', () => {
 		const ids: string[] = [];
 		for (const format of ['json', 'xml']) {
 			const result = await run(
-				line(trigger(), send({ destinations: '447700900120', message: 'Hi', sendOptions: { format } })),
+				line(
+					trigger(),
+					send({ destinations: '447700900120', message: 'Hi', sendOptions: { format } }),
+				),
 			);
 			const [batch] = outputOf(result, 'Send');
 			expect(typeof batch.json.batch_id).toBe('string');
@@ -64,12 +70,17 @@ describe('Send', () => {
 			ids.push(batch.json.batch_id as string);
 		}
 		expect(sandbox.received().batches.map((b) => b.batch_id)).toEqual(ids);
-		expect(sandbox.requests().map((r) => r.accept)).toEqual(['application/json', 'application/xml']);
+		expect(sandbox.requests().map((r) => r.accept)).toEqual([
+			'application/json',
+			'application/xml',
+		]);
 	});
 
 	it('counts parts and credits for a long Unicode message', async () => {
 		const message = '😀'.repeat(40); // 80 UTF-16 units: two UCS-2 parts of up to 67
-		const result = await run(line(trigger(), send({ destinations: '447700900120,447700900121', message })));
+		const result = await run(
+			line(trigger(), send({ destinations: '447700900120,447700900121', message })),
+		);
 		expect(outputOf(result, 'Send')[0].json).toMatchObject({
 			encoding: 'UCS-2',
 			characters: 40,
@@ -81,7 +92,15 @@ describe('Send', () => {
 
 	it('sends the validity in the service time zone', async () => {
 		const result = await run(
-			line(trigger(), send({ destinations: '447700900120', message: 'Hi', validity: 'until', validityUntil: '2099-01-02T03:04:05Z' })),
+			line(
+				trigger(),
+				send({
+					destinations: '447700900120',
+					message: 'Hi',
+					validity: 'until',
+					validityUntil: '2099-01-02T03:04:05Z',
+				}),
+			),
 			credentialsFor(sandbox, { timeZone: 'Europe/Berlin' }),
 		);
 		expect(outputOf(result, 'Send')[0].json).toMatchObject({
@@ -92,7 +111,15 @@ describe('Send', () => {
 
 	it('refuses a validity in the past before sending', async () => {
 		const result = await run(
-			line(trigger(), send({ destinations: '447700900120', message: 'Hi', validity: 'until', validityUntil: '2001-01-01T00:00:00Z' })),
+			line(
+				trigger(),
+				send({
+					destinations: '447700900120',
+					message: 'Hi',
+					validity: 'until',
+					validityUntil: '2001-01-01T00:00:00Z',
+				}),
+			),
 		);
 		expect(errorOf(result, 'Send')?.message).toMatch(/validity ends in the past/);
 		expect(sandbox.requests()).toHaveLength(0);
@@ -100,7 +127,14 @@ describe('Send', () => {
 
 	it('fails the item on invalid numbers when asked, sending nothing', async () => {
 		const result = await run(
-			line(trigger(), send({ destinations: '447700900120, 12', message: 'Hi', sendOptions: { onInvalid: 'fail' } })),
+			line(
+				trigger(),
+				send({
+					destinations: '447700900120, 12',
+					message: 'Hi',
+					sendOptions: { onInvalid: 'fail' },
+				}),
+			),
 		);
 		expect(errorOf(result, 'Send')?.message).toMatch(/1 destination\(s\) are not valid/);
 		expect(sandbox.requests()).toHaveLength(0);
@@ -108,11 +142,19 @@ describe('Send', () => {
 
 	it('reports a batch the service did not accept as an error with its reason', async () => {
 		await sandbox.upsertAccount({ username: 'demo', credits: 1 });
-		const spec = line(trigger(), send({ destinations: '447700900120,447700900121', message: 'Hi' }));
+		const spec = line(
+			trigger(),
+			send({ destinations: '447700900120,447700900121', message: 'Hi' }),
+		);
 		const failed = await run(spec);
-		expect(errorOf(failed, 'Send')?.message).toMatch(/^The service did not accept the batch: .*credit/i);
+		expect(errorOf(failed, 'Send')?.message).toMatch(
+			/^The service did not accept the batch: .*credit/i,
+		);
 
-		const continued = await run({ ...spec, nodes: [spec.nodes[0], { ...spec.nodes[1], onError: 'continueRegularOutput' }] });
+		const continued = await run({
+			...spec,
+			nodes: [spec.nodes[0], { ...spec.nodes[1], onError: 'continueRegularOutput' }],
+		});
 		const [item] = outputOf(continued, 'Send');
 		expect(item.json).toMatchObject({ accepted: false, error: expect.stringMatching(/credit/i) });
 		expect(item.json.batch_id).toBeUndefined();
@@ -121,8 +163,14 @@ describe('Send', () => {
 
 	it('says how many destinations the service dropped', async () => {
 		// The sandbox drops numbers of unassigned country codes that look valid to the node.
-		const result = await run(line(trigger(), send({ destinations: '447700900120, 999123456780', message: 'Hi' })));
-		expect(outputOf(result, 'Send')[0].json).toMatchObject({ requested: 2, batch_size: 1, dropped_by_service: 1 });
+		const result = await run(
+			line(trigger(), send({ destinations: '447700900120, 999123456780', message: 'Hi' })),
+		);
+		expect(outputOf(result, 'Send')[0].json).toMatchObject({
+			requested: 2,
+			batch_size: 1,
+			dropped_by_service: 1,
+		});
 	});
 
 	it('reports refused credentials without leaking them', async () => {
@@ -144,7 +192,9 @@ describe('Send', () => {
 	});
 
 	it('combines many items into one send, split into chunks with their paired items', async () => {
-		const rows = [0, 1, 2, 3, 4].map((row) => ({ phones: [`44770090010${row}`, `44770090020${row}`] }));
+		const rows = [0, 1, 2, 3, 4].map((row) => ({
+			phones: [`44770090010${row}`, `44770090020${row}`],
+		}));
 		const result = await run(
 			line(
 				trigger(),
@@ -171,14 +221,29 @@ describe('Send', () => {
 
 	it('reads national numbers with the default country code, and refuses a code that is not one', async () => {
 		const withCode = (code: string) =>
-			run(line(trigger(), send({ destinations: '(07700) 900120', message: 'Hi', sendOptions: { defaultCountryCode: code } })));
+			run(
+				line(
+					trigger(),
+					send({
+						destinations: '(07700) 900120',
+						message: 'Hi',
+						sendOptions: { defaultCountryCode: code },
+					}),
+				),
+			);
 		expect(outputOf(await withCode('+44'), 'Send')[0].json.destinations).toEqual(['447700900120']);
-		expect(errorOf(await withCode('UK'), 'Send')?.message).toMatch(/"UK" is not a country calling code/);
+		expect(errorOf(await withCode('UK'), 'Send')?.message).toMatch(
+			/"UK" is not a country calling code/,
+		);
 	});
 
 	it('sends one batch per item by default', async () => {
 		const result = await run(
-			line(trigger(), items([{ to: '447700900120' }, { to: '447700900121' }]), send({ destinations: '={{ $json.to }}', message: 'Hi {{ $json.to }}' })),
+			line(
+				trigger(),
+				items([{ to: '447700900120' }, { to: '447700900121' }]),
+				send({ destinations: '={{ $json.to }}', message: 'Hi {{ $json.to }}' }),
+			),
 		);
 		expect(outputOf(result, 'Send').map((b) => [b.json.destinations, b.pairedItem])).toEqual([
 			[['447700900120'], [{ item: 0 }]],
@@ -191,14 +256,18 @@ describe('Send never sends twice', () => {
 	it('retries when the service certainly did not take the send (429 with Retry-After)', async () => {
 		sandbox.setFaults({ retryAfterSeconds: 0 });
 		sandbox.queueFaults('error429');
-		const result = await run(line(trigger(), send({ destinations: '447700900120', message: 'Hi' })));
+		const result = await run(
+			line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
+		);
 		expect(outputOf(result, 'Send')[0].json.accepted).toBe(true);
 		expect(sandbox.received().destinations).toEqual([expect.objectContaining({ accepted: 1 })]);
 	});
 
 	it('reports an unknown outcome, without resending, when the connection drops after sending', async () => {
 		sandbox.queueFaults('dropAfter');
-		const result = await run(line(trigger(), send({ destinations: '447700900120', message: 'Hi' })));
+		const result = await run(
+			line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
+		);
 		const error = errorOf(result, 'Send');
 		expect(error?.message).toMatch(/outcome is unknown/);
 		expect(error?.description).toMatch(
@@ -210,7 +279,10 @@ describe('Send never sends twice', () => {
 
 	it('does not retry a 500 on a send, whose outcome is unknown', async () => {
 		sandbox.queueFaults('error500');
-		const spec = line(trigger(), send({ destinations: '447700900120', message: 'Hi' }, { onError: 'continueRegularOutput' }));
+		const spec = line(
+			trigger(),
+			send({ destinations: '447700900120', message: 'Hi' }, { onError: 'continueRegularOutput' }),
+		);
 		const [item] = outputOf(await run(spec), 'Send');
 		expect(item.json).toMatchObject({
 			error: 'The service failed (HTTP 500)',
@@ -222,8 +294,14 @@ describe('Send never sends twice', () => {
 
 	it('names the batches sent before a request that failed, and what was never sent', async () => {
 		await sandbox.upsertAccount({ username: 'demo', credits: 6 });
-		const destinations = Array.from({ length: 10 }, (_, i) => `4477009001${String(i).padStart(2, '0')}`).join(',');
-		const spec = line(trigger(), send({ destinations, message: 'Hi', sendOptions: { maxPerRequest: 4 } }));
+		const destinations = Array.from(
+			{ length: 10 },
+			(_, i) => `4477009001${String(i).padStart(2, '0')}`,
+		).join(',');
+		const spec = line(
+			trigger(),
+			send({ destinations, message: 'Hi', sendOptions: { maxPerRequest: 4 } }),
+		);
 		const failed = errorOf(await run(spec), 'Send');
 		const [first] = sandbox.received().batches;
 		expect(failed?.message).toMatch(/^The service did not accept the batch: insufficient credits/);
@@ -232,8 +310,17 @@ describe('Send never sends twice', () => {
 		);
 
 		await sandbox.upsertAccount({ username: 'demo', credits: 6 });
-		const continued = await run({ ...spec, nodes: [spec.nodes[0], { ...spec.nodes[1], onError: 'continueRegularOutput' }] });
-		expect(outputOf(continued, 'Send').map((item) => [item.json.send_outcome, item.json.requested, item.json.chunk])).toEqual([
+		const continued = await run({
+			...spec,
+			nodes: [spec.nodes[0], { ...spec.nodes[1], onError: 'continueRegularOutput' }],
+		});
+		expect(
+			outputOf(continued, 'Send').map((item) => [
+				item.json.send_outcome,
+				item.json.requested,
+				item.json.chunk,
+			]),
+		).toEqual([
 			['accepted', 4, 1],
 			['not accepted', 4, 2],
 		]);

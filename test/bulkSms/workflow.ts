@@ -6,17 +6,26 @@ import type { Sandbox } from '../../sandbox/server';
 
 let position = 0;
 
-function node(name: string, type: string, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
+function node(
+	name: string,
+	type: string,
+	parameters: INodeParameters,
+	extra: Partial<INode> = {},
+): INode {
 	position += 200;
 	return { id: name, name, type, typeVersion: 1, position: [position, 0], parameters, ...extra };
 }
 
 export const trigger = () => node('Start', MANUAL_TRIGGER, {});
-export const items = (list: IDataObject[]) => node('Items', SET_ITEMS, { items: JSON.stringify(list) });
+export const items = (list: IDataObject[]) =>
+	node('Items', SET_ITEMS, { items: JSON.stringify(list) });
 export const send = (parameters: INodeParameters, extra?: Partial<INode>) =>
 	node('Send', BULK_SMS, { operation: 'send', ...parameters }, extra);
-export const getStatus = (parameters: INodeParameters, extra?: Partial<INode>, name = 'Get Status') =>
-	node(name, BULK_SMS, { operation: 'getStatus', ...parameters }, extra);
+export const getStatus = (
+	parameters: INodeParameters,
+	extra?: Partial<INode>,
+	name = 'Get Status',
+) => node(name, BULK_SMS, { operation: 'getStatus', ...parameters }, extra);
 
 /** Connects the nodes one after the other. */
 export function line(...nodes: INode[]): { nodes: INode[]; connections: IConnections } {

@@ -2,20 +2,43 @@ import { parseBody, parseJsonLossless } from '../../nodes/shared/domain/body';
 
 describe('parseBody: JSON is lossless', () => {
 	it.each([
-		['unsafe integer stays exact', '{"batch_id":9007199254740993}', { batch_id: '9007199254740993' }],
+		[
+			'unsafe integer stays exact',
+			'{"batch_id":9007199254740993}',
+			{ batch_id: '9007199254740993' },
+		],
 		['19-digit id', '{"batch_id":1234567890123456789}', { batch_id: '1234567890123456789' }],
 		['20-digit id', '{"id":18446744073709551615}', { id: '18446744073709551615' }],
 		['negative unsafe integer', '{"n":-9007199254740993}', { n: '-9007199254740993' }],
 		['largest safe integer stays a number', '{"n":9007199254740991}', { n: 9007199254740991 }],
-		['small ints and floats stay numbers', '{"a":0,"b":-3,"c":1.5,"d":2e3}', { a: 0, b: -3, c: 1.5, d: 2000 }],
-		['a float with many digits stays a number', '{"f":12345678901234567890.5}', { f: 12345678901234567890.5 }],
+		[
+			'small ints and floats stay numbers',
+			'{"a":0,"b":-3,"c":1.5,"d":2e3}',
+			{ a: 0, b: -3, c: 1.5, d: 2000 },
+		],
+		[
+			'a float with many digits stays a number',
+			'{"f":12345678901234567890.5}',
+			{ f: 12345678901234567890.5 },
+		],
 		['digits inside strings are untouched', '{"s":"9007199254740993"}', { s: '9007199254740993' }],
-		['escaped quotes do not end a string', '{"s":"say \\"9007199254740993\\", ok"}', { s: 'say "9007199254740993", ok' }],
+		[
+			'escaped quotes do not end a string',
+			'{"s":"say \\"9007199254740993\\", ok"}',
+			{ s: 'say "9007199254740993", ok' },
+		],
 		['escapes are decoded', '{"s":"a\\\\b\\n\\u00e9"}', { s: 'a\\b\né' }],
-		['nested arrays and literals', '[1, [true, false, null], {"x": []}]', [1, [true, false, null], { x: [] }]],
+		[
+			'nested arrays and literals',
+			'[1, [true, false, null], {"x": []}]',
+			[1, [true, false, null], { x: [] }],
+		],
 		['whitespace around', '  \n{ "a" : 1 }\n ', { a: 1 }],
-		['reports list', '{"reports":[{"batch_id":9223372036854775807,"msisdn":"447700900123"}]}',
-			{ reports: [{ batch_id: '9223372036854775807', msisdn: '447700900123' }] }],
+		[
+			'reports list',
+			'{"reports":[{"batch_id":9223372036854775807,"msisdn":"447700900123"}]}',
+			{ reports: [{ batch_id: '9223372036854775807', msisdn: '447700900123' }] },
+		],
 	])('%s', (_name, text, expected) => {
 		expect(parseBody(text)).toEqual({ format: 'json', data: expected });
 	});
@@ -48,20 +71,55 @@ describe('parseBody: XML', () => {
 	const status = (inner: string) => `<sms_get_status><reports>${inner}</reports></sms_get_status>`;
 
 	it.each([
-		['send: root unwrapped, all text, declaration ignored', send, 'sms_send', {
-			accepted: 'true', batch_id: '9007199254740993', batch_size: '2', receive_updates: 'false', remaining_credits: '98',
-		}],
-		['one report is still a list', status(report('447700900123')), 'sms_get_status',
-			{ reports: { delivery_report: [reportData('447700900123')] } }],
-		['many reports', status(report('447700900123') + report('447700900456')), 'sms_get_status',
-			{ reports: { delivery_report: [reportData('447700900123'), reportData('447700900456')] } }],
-		['leading zeros are kept', status(report('0070')), 'sms_get_status',
-			{ reports: { delivery_report: [reportData('0070')] } }],
-		['empty <reports/>', '<sms_get_status><reports/></sms_get_status>', 'sms_get_status', { reports: '' }],
+		[
+			'send: root unwrapped, all text, declaration ignored',
+			send,
+			'sms_send',
+			{
+				accepted: 'true',
+				batch_id: '9007199254740993',
+				batch_size: '2',
+				receive_updates: 'false',
+				remaining_credits: '98',
+			},
+		],
+		[
+			'one report is still a list',
+			status(report('447700900123')),
+			'sms_get_status',
+			{ reports: { delivery_report: [reportData('447700900123')] } },
+		],
+		[
+			'many reports',
+			status(report('447700900123') + report('447700900456')),
+			'sms_get_status',
+			{ reports: { delivery_report: [reportData('447700900123'), reportData('447700900456')] } },
+		],
+		[
+			'leading zeros are kept',
+			status(report('0070')),
+			'sms_get_status',
+			{ reports: { delivery_report: [reportData('0070')] } },
+		],
+		[
+			'empty <reports/>',
+			'<sms_get_status><reports/></sms_get_status>',
+			'sms_get_status',
+			{ reports: '' },
+		],
 		['empty <reports></reports>', status(''), 'sms_get_status', { reports: '' }],
-		['standard entities are decoded', '<sms_send><error>a &amp; b &lt;c&gt;</error></sms_send>', 'sms_send',
-			{ error: 'a & b <c>' }],
-		['"1e3" and "007" are not numbers', '<r><a>1e3</a><b>007</b><c>true</c></r>', 'r', { a: '1e3', b: '007', c: 'true' }],
+		[
+			'standard entities are decoded',
+			'<sms_send><error>a &amp; b &lt;c&gt;</error></sms_send>',
+			'sms_send',
+			{ error: 'a & b <c>' },
+		],
+		[
+			'"1e3" and "007" are not numbers',
+			'<r><a>1e3</a><b>007</b><c>true</c></r>',
+			'r',
+			{ a: '1e3', b: '007', c: 'true' },
+		],
 	])('%s', (_name, text, root, expected) => {
 		expect(parseBody(text)).toEqual({ format: 'xml', data: expected, root });
 	});

@@ -75,11 +75,27 @@ describe('parseDeliveryDate', () => {
 
 describe('zonedWallClockToInstant', () => {
 	it.each([
-		[{ year: 2026, month: 3, day: 29, hour: 2, minute: 30, second: 0 }, 'Europe/Berlin', '2026-03-29T01:30:00.000Z'],
-		[{ year: 2026, month: 10, day: 25, hour: 2, minute: 30, second: 0 }, 'Europe/Berlin', '2026-10-25T00:30:00.000Z'],
-		[{ year: 2026, month: 6, day: 1, hour: 0, minute: 0, second: 0, millisecond: 7 }, 'America/New_York', '2026-06-01T04:00:00.007Z'],
+		[
+			{ year: 2026, month: 3, day: 29, hour: 2, minute: 30, second: 0 },
+			'Europe/Berlin',
+			'2026-03-29T01:30:00.000Z',
+		],
+		[
+			{ year: 2026, month: 10, day: 25, hour: 2, minute: 30, second: 0 },
+			'Europe/Berlin',
+			'2026-10-25T00:30:00.000Z',
+		],
+		[
+			{ year: 2026, month: 6, day: 1, hour: 0, minute: 0, second: 0, millisecond: 7 },
+			'America/New_York',
+			'2026-06-01T04:00:00.007Z',
+		],
 		// Lord Howe Island moves its clocks by 30 minutes: the gap is 30 minutes long.
-		[{ year: 2026, month: 10, day: 4, hour: 2, minute: 15, second: 0 }, 'Australia/Lord_Howe', '2026-10-03T15:45:00.000Z'],
+		[
+			{ year: 2026, month: 10, day: 4, hour: 2, minute: 15, second: 0 },
+			'Australia/Lord_Howe',
+			'2026-10-03T15:45:00.000Z',
+		],
 	])('%j in %s → %s', (wall, tz, iso) => {
 		expect(zonedWallClockToInstant(wall, tz).toISOString()).toBe(iso);
 	});

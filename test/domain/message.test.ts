@@ -2,11 +2,29 @@ import { creditsFor, measureMessage, type MessageMeasure } from '../../nodes/sha
 
 const a = (n: number) => 'a'.repeat(n);
 const u = (n: number) => 'ж'.repeat(n); // Cyrillic: outside GSM-7, one UTF-16 unit
-const gsm = (characters: number, units: number, parts: number, per_part: number): MessageMeasure => ({
-	encoding: 'GSM-7', characters, units, parts, per_part,
+const gsm = (
+	characters: number,
+	units: number,
+	parts: number,
+	per_part: number,
+): MessageMeasure => ({
+	encoding: 'GSM-7',
+	characters,
+	units,
+	parts,
+	per_part,
 });
-const ucs = (characters: number, units: number, parts: number, per_part: number): MessageMeasure => ({
-	encoding: 'UCS-2', characters, units, parts, per_part,
+const ucs = (
+	characters: number,
+	units: number,
+	parts: number,
+	per_part: number,
+): MessageMeasure => ({
+	encoding: 'UCS-2',
+	characters,
+	units,
+	parts,
+	per_part,
 });
 
 describe('measureMessage', () => {
@@ -38,7 +56,11 @@ describe('measureMessage', () => {
 		['68 + emoji = 70 units: one part', u(68) + '😀', ucs(69, 70, 1, 70)],
 		['69 + emoji = 71 units: two parts', u(69) + '😀', ucs(70, 71, 2, 67)],
 		// A surrogate pair never straddles parts: emoji at unit 67/68 moves to part 2.
-		['66 + emoji + 66: emoji cannot split, three parts', u(66) + '😀' + u(66), ucs(133, 134, 3, 67)],
+		[
+			'66 + emoji + 66: emoji cannot split, three parts',
+			u(66) + '😀' + u(66),
+			ucs(133, 134, 3, 67),
+		],
 		['65 + emoji + 67: emoji fits part 1, two parts', u(65) + '😀' + u(67), ucs(133, 134, 2, 67)],
 	])('%s', (_name, text, expected) => {
 		expect(measureMessage(text)).toEqual(expected);

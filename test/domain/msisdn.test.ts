@@ -1,12 +1,19 @@
 import { parseDestinations, type Destinations } from '../../nodes/shared/domain/msisdn';
 
-const NATIONAL = 'national format: set a default country code or write it as +CC… (e.g. +447700900123)';
-const tooShort = (n: number) => `too short: ${n} digits, expected at least 8 with the country code (e.g. 447700900123)`;
+const NATIONAL =
+	'national format: set a default country code or write it as +CC… (e.g. +447700900123)';
+const tooShort = (n: number) =>
+	`too short: ${n} digits, expected at least 8 with the country code (e.g. 447700900123)`;
 const tooLong = (n: number) =>
 	`too long: ${n} digits, an international number has at most 15 (country code included); separate several numbers with commas`;
-const letter = (c: string) => `contains "${c}": a phone number has only digits (and +, spaces, dashes, brackets)`;
+const letter = (c: string) =>
+	`contains "${c}": a phone number has only digits (and +, spaces, dashes, brackets)`;
 const PLUS = 'a "+" can only start a number: separate several numbers with commas';
-const ok = (...destinations: string[]): Destinations => ({ destinations, rejected: [], duplicates: 0 });
+const ok = (...destinations: string[]): Destinations => ({
+	destinations,
+	rejected: [],
+	duplicates: 0,
+});
 const rejected = (input: string, reason: string): Destinations => ({
 	destinations: [],
 	rejected: [{ input, reason }],
@@ -39,10 +46,28 @@ describe('parseDestinations: one entry', () => {
 		['call me', undefined, rejected('call me', letter('c'))],
 		['4477OO900123', undefined, rejected('4477OO900123', letter('O'))],
 		['44+7700900123', undefined, rejected('44+7700900123', PLUS)],
-		['00', undefined, rejected('00', 'has an international prefix (+ or 00) but no number after it')],
+		[
+			'00',
+			undefined,
+			rejected('00', 'has an international prefix (+ or 00) but no number after it'),
+		],
 		['+', undefined, rejected('+', 'has an international prefix (+ or 00) but no number after it')],
-		['+0447700900123', undefined, rejected('+0447700900123', 'country codes never start with 0: write it as +CC… or 00CC… (e.g. +447700900123)')],
-		['000447700900123', undefined, rejected('000447700900123', 'country codes never start with 0: write it as +CC… or 00CC… (e.g. +447700900123)')],
+		[
+			'+0447700900123',
+			undefined,
+			rejected(
+				'+0447700900123',
+				'country codes never start with 0: write it as +CC… or 00CC… (e.g. +447700900123)',
+			),
+		],
+		[
+			'000447700900123',
+			undefined,
+			rejected(
+				'000447700900123',
+				'country codes never start with 0: write it as +CC… or 00CC… (e.g. +447700900123)',
+			),
+		],
 	])('%j (default country %s)', (input, defaultCountryCode, expected) => {
 		expect(parseDestinations(input, { defaultCountryCode })).toEqual(expected);
 	});
@@ -50,16 +75,38 @@ describe('parseDestinations: one entry', () => {
 
 describe('parseDestinations: lists', () => {
 	it.each([
-		['commas, semicolons, new lines', '447700900123,447700900124;447700900125\n447700900126\r\n447700900127', {},
-			ok('447700900123', '447700900124', '447700900125', '447700900126', '447700900127')],
-		['empty entries are ignored', ',447700900123,, ;\n\n447700900124,', {}, ok('447700900123', '447700900124')],
+		[
+			'commas, semicolons, new lines',
+			'447700900123,447700900124;447700900125\n447700900126\r\n447700900127',
+			{},
+			ok('447700900123', '447700900124', '447700900125', '447700900126', '447700900127'),
+		],
+		[
+			'empty entries are ignored',
+			',447700900123,, ;\n\n447700900124,',
+			{},
+			ok('447700900123', '447700900124'),
+		],
 		['nothing at all', ' , ;\n', {}, ok()],
-		['duplicates in any spelling count once, first order kept',
-			'447700900124, +44 7700 900123, 0044 7700 900123, 447700900124, 07700 900123', { defaultCountryCode: '44' },
-			{ destinations: ['447700900124', '447700900123'], rejected: [], duplicates: 3 }],
-		['good and bad mixed, in input order',
-			'+44 7700 900123, 07700 900124, 12', {},
-			{ destinations: ['447700900123'], rejected: [{ input: '07700 900124', reason: NATIONAL }, { input: '12', reason: tooShort(2) }], duplicates: 0 }],
+		[
+			'duplicates in any spelling count once, first order kept',
+			'447700900124, +44 7700 900123, 0044 7700 900123, 447700900124, 07700 900123',
+			{ defaultCountryCode: '44' },
+			{ destinations: ['447700900124', '447700900123'], rejected: [], duplicates: 3 },
+		],
+		[
+			'good and bad mixed, in input order',
+			'+44 7700 900123, 07700 900124, 12',
+			{},
+			{
+				destinations: ['447700900123'],
+				rejected: [
+					{ input: '07700 900124', reason: NATIONAL },
+					{ input: '12', reason: tooShort(2) },
+				],
+				duplicates: 0,
+			},
+		],
 	])('%s', (_name, input, options, expected) => {
 		expect(parseDestinations(input, options)).toEqual(expected);
 	});
@@ -70,15 +117,31 @@ describe('parseDestinations: lists', () => {
 describe('parseDestinations: spaces between full numbers', () => {
 	it.each([
 		['two full numbers', '447700900123 447700900124', {}, ok('447700900123', '447700900124')],
-		['international prefixes', '+447700900123  +4915112345678', {}, ok('447700900123', '4915112345678')],
-		['national pieces with a default country', '07700900123 07700900124', { defaultCountryCode: '44' },
-			ok('447700900123', '447700900124')],
+		[
+			'international prefixes',
+			'+447700900123  +4915112345678',
+			{},
+			ok('447700900123', '4915112345678'),
+		],
+		[
+			'national pieces with a default country',
+			'07700900123 07700900124',
+			{ defaultCountryCode: '44' },
+			ok('447700900123', '447700900124'),
+		],
 		['a valid whole wins over valid pieces', '12345678 1234567', {}, ok('123456781234567')],
-		['formatted numbers separated by spaces stay one (rejected) entry',
-			'+44 7700 900123 +44 7700 900124', {},
-			rejected('+44 7700 900123 +44 7700 900124', PLUS)],
-		['one bad piece keeps the entry whole', '447700900123 12345', {},
-			rejected('447700900123 12345', tooLong(17))],
+		[
+			'formatted numbers separated by spaces stay one (rejected) entry',
+			'+44 7700 900123 +44 7700 900124',
+			{},
+			rejected('+44 7700 900123 +44 7700 900124', PLUS),
+		],
+		[
+			'one bad piece keeps the entry whole',
+			'447700900123 12345',
+			{},
+			rejected('447700900123 12345', tooLong(17)),
+		],
 	])('%s', (_name, input, options, expected) => {
 		expect(parseDestinations(input, options)).toEqual(expected);
 	});
@@ -86,18 +149,51 @@ describe('parseDestinations: spaces between full numbers', () => {
 
 describe('parseDestinations: arrays', () => {
 	it.each([
-		['strings and safe numbers', ['+44 7700 900123', 447700900124], ok('447700900123', '447700900124')],
-		['null, undefined and empty strings are ignored', [null, undefined, '', '  ', '447700900123'], ok('447700900123')],
-		['no comma splitting inside an element', ['447700900123,447700900124'],
-			rejected('447700900123,447700900124', letter(','))],
-		['a number beyond 2^53 was already rounded', [9007199254740993],
-			rejected('9007199254740992', 'is a number too large to be exact (it was already rounded): pass phone numbers as text')],
-		['a fraction', [4477009001.5], rejected('4477009001.5', 'is not a whole positive number: pass phone numbers as text')],
-		['a negative number', [-447700900123], rejected('-447700900123', 'is not a whole positive number: pass phone numbers as text')],
+		[
+			'strings and safe numbers',
+			['+44 7700 900123', 447700900124],
+			ok('447700900123', '447700900124'),
+		],
+		[
+			'null, undefined and empty strings are ignored',
+			[null, undefined, '', '  ', '447700900123'],
+			ok('447700900123'),
+		],
+		[
+			'no comma splitting inside an element',
+			['447700900123,447700900124'],
+			rejected('447700900123,447700900124', letter(',')),
+		],
+		[
+			'a number beyond 2^53 was already rounded',
+			[9007199254740993],
+			rejected(
+				'9007199254740992',
+				'is a number too large to be exact (it was already rounded): pass phone numbers as text',
+			),
+		],
+		[
+			'a fraction',
+			[4477009001.5],
+			rejected('4477009001.5', 'is not a whole positive number: pass phone numbers as text'),
+		],
+		[
+			'a negative number',
+			[-447700900123],
+			rejected('-447700900123', 'is not a whole positive number: pass phone numbers as text'),
+		],
 		['a bigint is exact', [BigInt('447700900123')], ok('447700900123')],
-		['an object', [{ phone: '447700900123' }], rejected('[object Object]', 'expected a phone number as text, got object')],
+		[
+			'an object',
+			[{ phone: '447700900123' }],
+			rejected('[object Object]', 'expected a phone number as text, got object'),
+		],
 		['a boolean', [true], rejected('true', 'expected a phone number as text, got boolean')],
-		['duplicates across types', ['447700900123', 447700900123], { ...ok('447700900123'), duplicates: 1 }],
+		[
+			'duplicates across types',
+			['447700900123', 447700900123],
+			{ ...ok('447700900123'), duplicates: 1 },
+		],
 	])('%s', (_name, input, expected) => {
 		expect(parseDestinations(input)).toEqual(expected);
 	});
@@ -111,6 +207,8 @@ describe('parseDestinations: default country code', () => {
 	});
 
 	it('blank means none', () => {
-		expect(parseDestinations('07700900123', { defaultCountryCode: ' ' })).toEqual(rejected('07700900123', NATIONAL));
+		expect(parseDestinations('07700900123', { defaultCountryCode: ' ' })).toEqual(
+			rejected('07700900123', NATIONAL),
+		);
 	});
 });

@@ -13,46 +13,114 @@ describe('readSendResponse', () => {
 		[
 			'JSON accepted, id beyond 2^53',
 			'{"accepted":true,"batch_id":9007199254740993,"batch_size":2,"receive_updates":true,"remaining_credits":98}',
-			{ accepted: true, batch_id: '9007199254740993', batch_size: 2, receive_updates: true, remaining_credits: 98 },
+			{
+				accepted: true,
+				batch_id: '9007199254740993',
+				batch_size: 2,
+				receive_updates: true,
+				remaining_credits: 98,
+			},
 		],
 		[
 			'JSON accepted, small id as a number',
 			'{"accepted":true,"batch_id":42,"batch_size":1,"receive_updates":false,"remaining_credits":0}',
-			{ accepted: true, batch_id: '42', batch_size: 1, receive_updates: false, remaining_credits: 0 },
+			{
+				accepted: true,
+				batch_id: '42',
+				batch_size: 1,
+				receive_updates: false,
+				remaining_credits: 0,
+			},
 		],
 		[
 			'JSON not accepted',
 			'{"accepted":false,"batch_size":0,"receive_updates":false,"remaining_credits":5,"error":"Insufficient credits"}',
-			{ accepted: false, batch_size: 0, receive_updates: false, remaining_credits: 5, error: 'Insufficient credits' },
+			{
+				accepted: false,
+				batch_size: 0,
+				receive_updates: false,
+				remaining_credits: 5,
+				error: 'Insufficient credits',
+			},
 		],
 		[
 			'XML accepted, everything as text',
 			'<sms_send><accepted>true</accepted><batch_id>1234567890123456789</batch_id><batch_size>3</batch_size>' +
 				'<receive_updates>TRUE</receive_updates><remaining_credits>1000</remaining_credits></sms_send>',
-			{ accepted: true, batch_id: '1234567890123456789', batch_size: 3, receive_updates: true, remaining_credits: 1000 },
+			{
+				accepted: true,
+				batch_id: '1234567890123456789',
+				batch_size: 3,
+				receive_updates: true,
+				remaining_credits: 1000,
+			},
 		],
 		[
 			'XML not accepted',
 			'<sms_send><accepted>false</accepted><batch_size>0</batch_size><receive_updates>false</receive_updates>' +
 				'<remaining_credits>7</remaining_credits><error>Invalid destination</error></sms_send>',
-			{ accepted: false, batch_size: 0, receive_updates: false, remaining_credits: 7, error: 'Invalid destination' },
+			{
+				accepted: false,
+				batch_size: 0,
+				receive_updates: false,
+				remaining_credits: 7,
+				error: 'Invalid destination',
+			},
 		],
 	])('%s', (_name, body, expected) => {
 		expect(readSendResponse(dataOf(body))).toEqual(expected);
 	});
 
-	const base = { accepted: true, batch_id: '1', batch_size: 1, receive_updates: true, remaining_credits: 1 };
+	const base = {
+		accepted: true,
+		batch_id: '1',
+		batch_size: 1,
+		receive_updates: true,
+		remaining_credits: 1,
+	};
 	it.each([
 		['not an object', [base], 'send response: expected an object, got a list'],
 		['accepted missing', { ...base, accepted: undefined }, 'send response: accepted is missing'],
-		['accepted not a boolean', { ...base, accepted: 'yes' }, 'send response: accepted: expected true or false, got text'],
-		['accepted without batch_id', { ...base, batch_id: undefined }, 'send response: accepted is true but batch_id is missing'],
-		['batch_id not digits', { ...base, batch_id: '12a' }, 'send response: batch_id: expected an id made of digits, got text'],
-		['batch_id already rounded', { ...base, batch_id: 9007199254740992 }, 'send response: batch_id: the id was already rounded (beyond 2^53); parse the body losslessly'],
-		['batch_size missing', { ...base, batch_size: undefined }, 'send response: batch_size is missing'],
-		['batch_size a fraction', { ...base, batch_size: 1.5 }, 'send response: batch_size: expected an integer, got a fraction'],
-		['batch_size negative', { ...base, batch_size: -1 }, 'send response: batch_size: expected a count, got a negative number'],
-		['remaining_credits not a number', { ...base, remaining_credits: 'lots' }, 'send response: remaining_credits: expected a number, got text'],
+		[
+			'accepted not a boolean',
+			{ ...base, accepted: 'yes' },
+			'send response: accepted: expected true or false, got text',
+		],
+		[
+			'accepted without batch_id',
+			{ ...base, batch_id: undefined },
+			'send response: accepted is true but batch_id is missing',
+		],
+		[
+			'batch_id not digits',
+			{ ...base, batch_id: '12a' },
+			'send response: batch_id: expected an id made of digits, got text',
+		],
+		[
+			'batch_id already rounded',
+			{ ...base, batch_id: 9007199254740992 },
+			'send response: batch_id: the id was already rounded (beyond 2^53); parse the body losslessly',
+		],
+		[
+			'batch_size missing',
+			{ ...base, batch_size: undefined },
+			'send response: batch_size is missing',
+		],
+		[
+			'batch_size a fraction',
+			{ ...base, batch_size: 1.5 },
+			'send response: batch_size: expected an integer, got a fraction',
+		],
+		[
+			'batch_size negative',
+			{ ...base, batch_size: -1 },
+			'send response: batch_size: expected a count, got a negative number',
+		],
+		[
+			'remaining_credits not a number',
+			{ ...base, remaining_credits: 'lots' },
+			'send response: remaining_credits: expected a number, got text',
+		],
 	])('%s → ResponseShapeError', (_name, data, message) => {
 		expect(() => readSendResponse(data)).toThrow(new ResponseShapeError(message));
 		expect(() => readSendResponse(data)).toThrow(ResponseShapeError);
@@ -83,7 +151,11 @@ describe('readStatusResponse', () => {
 				'"gateway_session_id":"98765432109876543210"}]}',
 			[delivered, enroute],
 		],
-		['JSON, null date', '{"reports":[{"batch_id":1234567890123456789,"msisdn":"0044","status":"ENROUTE","network_id":12,"gateway_session_id":98765432109876543210,"delivery_date":null}]}', [enroute]],
+		[
+			'JSON, null date',
+			'{"reports":[{"batch_id":1234567890123456789,"msisdn":"0044","status":"ENROUTE","network_id":12,"gateway_session_id":98765432109876543210,"delivery_date":null}]}',
+			[enroute],
+		],
 		['JSON, empty list', '{"reports":[]}', []],
 		[
 			'XML, one report',
@@ -101,16 +173,42 @@ describe('readStatusResponse', () => {
 		expect(readStatusResponse(dataOf(body))).toEqual(expected);
 	});
 
-	const wire = { batch_id: '1', msisdn: '447700900123', status: 'DELIVRD', network_id: 1, gateway_session_id: '2' };
+	const wire = {
+		batch_id: '1',
+		msisdn: '447700900123',
+		status: 'DELIVRD',
+		network_id: 1,
+		gateway_session_id: '2',
+	};
 	it.each([
-		['no reports field (some other document)', { message: 'ok' }, 'status response has no reports field'],
+		[
+			'no reports field (some other document)',
+			{ message: 'ok' },
+			'status response has no reports field',
+		],
 		['reports is text', { reports: 'none' }, 'status response: reports should be a list, got text'],
 		['a report is not an object', { reports: [5] }, 'reports[0]: expected an object, got a number'],
-		['msisdn missing', { reports: [wire, { ...wire, msisdn: undefined }] }, 'reports[1].msisdn is missing'],
+		[
+			'msisdn missing',
+			{ reports: [wire, { ...wire, msisdn: undefined }] },
+			'reports[1].msisdn is missing',
+		],
 		['status empty', { reports: [{ ...wire, status: '' }] }, 'reports[0].status is empty'],
-		['network_id text', { reports: [{ ...wire, network_id: 'vodafone' }] }, 'reports[0].network_id: expected an integer, got text'],
-		['gateway_session_id missing', { reports: [{ ...wire, gateway_session_id: undefined }] }, 'reports[0].gateway_session_id is missing'],
-		['batch_id negative', { reports: [{ ...wire, batch_id: -1 }] }, 'reports[0].batch_id: expected an id made of digits, got a number'],
+		[
+			'network_id text',
+			{ reports: [{ ...wire, network_id: 'vodafone' }] },
+			'reports[0].network_id: expected an integer, got text',
+		],
+		[
+			'gateway_session_id missing',
+			{ reports: [{ ...wire, gateway_session_id: undefined }] },
+			'reports[0].gateway_session_id is missing',
+		],
+		[
+			'batch_id negative',
+			{ reports: [{ ...wire, batch_id: -1 }] },
+			'reports[0].batch_id: expected an id made of digits, got a number',
+		],
 	])('%s → ResponseShapeError', (_name, data, message) => {
 		expect(() => readStatusResponse(data)).toThrow(new ResponseShapeError(message));
 	});

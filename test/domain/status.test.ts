@@ -2,7 +2,16 @@ import { isFinal, outcomeOf, STATUSES } from '../../nodes/shared/domain/status';
 
 describe('status semantics', () => {
 	it('lists the 8 codes in the order of the interface', () => {
-		expect(STATUSES).toEqual(['ENROUTE', 'DELIVRD', 'EXPIRED', 'DELETED', 'UNDELIV', 'ACCEPTD', 'UNKNOWN', 'REJECTD']);
+		expect(STATUSES).toEqual([
+			'ENROUTE',
+			'DELIVRD',
+			'EXPIRED',
+			'DELETED',
+			'UNDELIV',
+			'ACCEPTD',
+			'UNKNOWN',
+			'REJECTD',
+		]);
 	});
 
 	it.each([

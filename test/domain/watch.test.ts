@@ -48,7 +48,9 @@ function run(options: Partial<WatchOptions>, polls: Poll[], watched?: string[]):
 		}
 		const step = advance(state, ids, fetched, full);
 		emitted.push([
-			...step.reports.map((e) => `${e.batchId} ${e.report.msisdn} ${e.previousStatus ?? '-'}>${e.report.status}`),
+			...step.reports.map(
+				(e) => `${e.batchId} ${e.report.msisdn} ${e.previousStatus ?? '-'}>${e.report.status}`,
+			),
 			...step.finished.map((f) => `${f.batchId} finished (${f.reports.length})`),
 		]);
 		state = step.state;
@@ -62,9 +64,17 @@ describe('encodeNumbers / decodeNumbers', () => {
 	it.each<[string, number[], string]>([
 		['nothing', [], ''],
 		['one number, base 36', [447700900123], (447700900123).toString(36)],
-		['sorted gaps', [447700900125, 447700900123, 447700900124], `${(447700900123).toString(36)},1,1`],
+		[
+			'sorted gaps',
+			[447700900125, 447700900123, 447700900124],
+			`${(447700900123).toString(36)},1,1`,
+		],
 		['duplicates once', [20, 10, 20], 'a,a'],
-		['the largest 15-digit number stays exact', [999999999999999, 100000000], `${(100000000).toString(36)},${(999999899999999).toString(36)}`],
+		[
+			'the largest 15-digit number stays exact',
+			[999999999999999, 100000000],
+			`${(100000000).toString(36)},${(999999899999999).toString(36)}`,
+		],
 	])('%s', (_, numbers, encoded) => {
 		expect(encodeNumbers(numbers)).toBe(encoded);
 		expect(decodeNumbers(encoded)).toEqual([...new Set(numbers)].sort((a, b) => a - b));
@@ -73,10 +83,26 @@ describe('encodeNumbers / decodeNumbers', () => {
 
 describe('encodePending / decodePending', () => {
 	it.each<[string, Array<[string, string]>, { p: string; x?: Array<[string, string]> }]>([
-		['ENROUTE plain numbers go into p', [['447700900123', 'ENROUTE']], { p: (447700900123).toString(36) }],
-		['a leading zero is kept in x', [['0447700900123', 'ENROUTE']], { p: '', x: [['0447700900123', 'ENROUTE']] }],
-		['16 digits would not be exact as a number', [['4477009001234567', 'ENROUTE']], { p: '', x: [['4477009001234567', 'ENROUTE']] }],
-		['other pending codes keep their code', [['447700900123', 'QUEUED']], { p: '', x: [['447700900123', 'QUEUED']] }],
+		[
+			'ENROUTE plain numbers go into p',
+			[['447700900123', 'ENROUTE']],
+			{ p: (447700900123).toString(36) },
+		],
+		[
+			'a leading zero is kept in x',
+			[['0447700900123', 'ENROUTE']],
+			{ p: '', x: [['0447700900123', 'ENROUTE']] },
+		],
+		[
+			'16 digits would not be exact as a number',
+			[['4477009001234567', 'ENROUTE']],
+			{ p: '', x: [['4477009001234567', 'ENROUTE']] },
+		],
+		[
+			'other pending codes keep their code',
+			[['447700900123', 'QUEUED']],
+			{ p: '', x: [['447700900123', 'QUEUED']] },
+		],
 		['non-digits', [['__proto__', 'ENROUTE']], { p: '', x: [['__proto__', 'ENROUTE']] }],
 	])('%s', (_, entries, encoded) => {
 		expect(encodePending(new Map(entries))).toEqual(encoded);
@@ -95,8 +121,16 @@ describe('readState', () => {
 	});
 
 	it('keeps a valid state and drops unreadable entries', () => {
-		const stored = { v: 1, b: { '1': { n: 2, p: 'a', x: [['07', 'QUEUED'], 'junk'] }, '2': { n: 'x' } }, f: ['3', 4] };
-		expect(readState(stored)).toEqual({ v: 1, b: { '1': { n: 2, p: 'a', x: [['07', 'QUEUED']] } }, f: ['3'] });
+		const stored = {
+			v: 1,
+			b: { '1': { n: 2, p: 'a', x: [['07', 'QUEUED'], 'junk'] }, '2': { n: 'x' } },
+			f: ['3', 4],
+		};
+		expect(readState(stored)).toEqual({
+			v: 1,
+			b: { '1': { n: 2, p: 'a', x: [['07', 'QUEUED']] } },
+			f: ['3'],
+		});
 	});
 });
 
@@ -110,7 +144,12 @@ describe('advance', () => {
 		[
 			'first poll is the baseline; later changes are emitted once',
 			{},
-			[{ [A]: '11:ENROUTE 12:ENROUTE' }, { [A]: '11:DELIVRD 12:ENROUTE' }, { [A]: '11:DELIVRD 12:ENROUTE' }, { [A]: '11:DELIVRD 12:UNDELIV' }],
+			[
+				{ [A]: '11:ENROUTE 12:ENROUTE' },
+				{ [A]: '11:DELIVRD 12:ENROUTE' },
+				{ [A]: '11:DELIVRD 12:ENROUTE' },
+				{ [A]: '11:DELIVRD 12:UNDELIV' },
+			],
 			[[], [`${A} 11 ENROUTE>DELIVRD`], [], [`${A} 12 ENROUTE>UNDELIV`]],
 		],
 		[
@@ -146,13 +185,23 @@ describe('advance', () => {
 		[
 			'the status filter narrows what is emitted, not what is remembered',
 			{ statuses: ['UNDELIV'] },
-			[{ [A]: '11:ENROUTE 12:ENROUTE' }, { [A]: '11:DELIVRD 12:ENROUTE' }, { [A]: '11:DELIVRD 12:UNDELIV' }, { [A]: '11:DELIVRD 12:UNDELIV' }],
+			[
+				{ [A]: '11:ENROUTE 12:ENROUTE' },
+				{ [A]: '11:DELIVRD 12:ENROUTE' },
+				{ [A]: '11:DELIVRD 12:UNDELIV' },
+				{ [A]: '11:DELIVRD 12:UNDELIV' },
+			],
 			[[], [], [`${A} 12 ENROUTE>UNDELIV`], []],
 		],
 		[
 			'batchFinal: one summary when the last report is final, then the batch is left alone',
 			{ mode: 'batchFinal' },
-			[{ [A]: '11:ENROUTE 12:ENROUTE' }, { [A]: '11:DELIVRD 12:ENROUTE' }, { [A]: '11:DELIVRD 12:UNDELIV' }, { [A]: '11:DELIVRD 12:UNDELIV' }],
+			[
+				{ [A]: '11:ENROUTE 12:ENROUTE' },
+				{ [A]: '11:DELIVRD 12:ENROUTE' },
+				{ [A]: '11:DELIVRD 12:UNDELIV' },
+				{ [A]: '11:DELIVRD 12:UNDELIV' },
+			],
 			[[], [], [`${A} finished (2)`], []],
 		],
 		[
@@ -188,19 +237,32 @@ describe('advance', () => {
 		[
 			'a number listed twice is one destination: pending while either is',
 			{ mode: 'final' },
-			[{ [A]: '11:ENROUTE 11:ENROUTE' }, { [A]: '11:DELIVRD 11:ENROUTE' }, { [A]: '11:DELIVRD 11:UNDELIV' }, { [A]: '11:DELIVRD 11:UNDELIV' }],
+			[
+				{ [A]: '11:ENROUTE 11:ENROUTE' },
+				{ [A]: '11:DELIVRD 11:ENROUTE' },
+				{ [A]: '11:DELIVRD 11:UNDELIV' },
+				{ [A]: '11:DELIVRD 11:UNDELIV' },
+			],
 			[[], [], [`${A} 11 ENROUTE>UNDELIV`], []],
 		],
 		[
 			'a final report that goes back to pending is followed again quietly',
 			{ mode: 'final' },
-			[{ [A]: '11:ENROUTE 12:ENROUTE' }, { [A]: '11:DELIVRD 12:ENROUTE' }, { [A]: '11:ENROUTE 12:ENROUTE' }, { [A]: '11:UNDELIV 12:ENROUTE' }],
+			[
+				{ [A]: '11:ENROUTE 12:ENROUTE' },
+				{ [A]: '11:DELIVRD 12:ENROUTE' },
+				{ [A]: '11:ENROUTE 12:ENROUTE' },
+				{ [A]: '11:UNDELIV 12:ENROUTE' },
+			],
 			[[], [`${A} 11 ENROUTE>DELIVRD`], [], [`${A} 11 ENROUTE>UNDELIV`]],
 		],
 		[
 			'batches are independent and emitted in the order watched',
 			{ mode: 'final' },
-			[{ [A]: '11:ENROUTE', [B]: '21:ENROUTE' }, { [A]: '11:DELIVRD', [B]: '21:REJECTD' }],
+			[
+				{ [A]: '11:ENROUTE', [B]: '21:ENROUTE' },
+				{ [A]: '11:DELIVRD', [B]: '21:REJECTD' },
+			],
 			[[], [`${A} 11 ENROUTE>DELIVRD`, `${B} 21 ENROUTE>REJECTD`]],
 		],
 	])('%s', (_, options, polls, expected) => {
@@ -208,7 +270,10 @@ describe('advance', () => {
 	});
 
 	it('stops asking for a batch once all its reports are final', () => {
-		const { state } = run({}, [{ [A]: '11:ENROUTE', [B]: '21:ENROUTE' }, { [A]: '11:DELIVRD', [B]: '21:ENROUTE' }]);
+		const { state } = run({}, [
+			{ [A]: '11:ENROUTE', [B]: '21:ENROUTE' },
+			{ [A]: '11:DELIVRD', [B]: '21:ENROUTE' },
+		]);
 		expect(state.f).toEqual([A]);
 		expect(Object.keys(state.b)).toEqual([B]);
 		expect(batchesToPoll(state, [A, B])).toEqual([B]);
@@ -226,7 +291,11 @@ describe('advance', () => {
 
 	it('keeps the state of a batch that was not fetched as it was', () => {
 		const { state } = run({}, [{ [A]: '11:ENROUTE' }]);
-		const next = advance(state, [A], new Map(), { mode: 'changes', statuses: [], emitExisting: false });
+		const next = advance(state, [A], new Map(), {
+			mode: 'changes',
+			statuses: [],
+			emitExisting: false,
+		});
 		expect(next.state).toEqual(state);
 		expect(next.reports).toEqual([]);
 	});
@@ -234,14 +303,22 @@ describe('advance', () => {
 	it('does not change the state it was given', () => {
 		const { state } = run({}, [{ [A]: '11:ENROUTE' }]);
 		const before = JSON.stringify(state);
-		advance(state, [A], new Map([[A, reportsOf('11:DELIVRD')]]), { mode: 'changes', statuses: [], emitExisting: false });
+		advance(state, [A], new Map([[A, reportsOf('11:DELIVRD')]]), {
+			mode: 'changes',
+			statuses: [],
+			emitExisting: false,
+		});
 		expect(JSON.stringify(state)).toBe(before);
 	});
 
 	it(`caps the finished record at ${MAX_WATCHED_BATCHES} ids`, () => {
 		const ids = Array.from({ length: MAX_WATCHED_BATCHES + 5 }, (_, i) => String(i + 1));
 		const fetched = new Map(ids.map((id) => [id, reportsOf('11:DELIVRD')]));
-		const step = advance(emptyState(), ids, fetched, { mode: 'changes', statuses: [], emitExisting: false });
+		const step = advance(emptyState(), ids, fetched, {
+			mode: 'changes',
+			statuses: [],
+			emitExisting: false,
+		});
 		expect(step.state.f).toHaveLength(MAX_WATCHED_BATCHES);
 	});
 });
@@ -251,44 +328,58 @@ describe('advance', () => {
 describe('exactly once over generated histories', () => {
 	const FINALS = ['DELIVRD', 'UNDELIV', 'REJECTD', 'EXPIRED', 'ACCEPTD'];
 
-	it.each([1, 2, 3, 4, 5, 6, 7, 8])('seed %i: every status change is emitted once, none lost', (seed) => {
-		const next = seeded(seed);
-		const batches = ['1', '2', '3'];
-		// Each message moves ENROUTE → maybe QUEUED → a final status at random times.
-		const timeline = new Map<string, Array<{ msisdn: string; at: number[]; statuses: string[] }>>();
-		for (const batchId of batches) {
-			const messages = Array.from({ length: 20 }, (_, i) => {
-				const statuses = ['ENROUTE', ...(next() < 0.3 ? ['QUEUED'] : []), FINALS[Math.floor(next() * FINALS.length)]];
-				const at = statuses.map((_, step) => (step === 0 ? 0 : Math.floor(next() * 30)));
-				at.sort((x, y) => x - y);
-				return { msisdn: String(447700900000 + i * 7), at, statuses };
-			});
-			timeline.set(batchId, messages);
-		}
-		const statusAt = (m: { at: number[]; statuses: string[] }, t: number) =>
-			m.statuses[m.at.filter((when) => when <= t).length - 1];
-		const options: WatchOptions = { mode: 'changes', statuses: [], emitExisting: true };
-		let state = emptyState();
-		const seen: string[] = [];
-		for (let t = 0; t <= 35; t += 1 + Math.floor(next() * 3)) {
-			const fetched = new Map<string, StatusReport[]>();
-			for (const batchId of batchesToPoll(state, batches)) {
-				const failed = next() < 0.2; // a failed poll: no state change at all
-				if (failed) continue;
-				fetched.set(batchId, timeline.get(batchId)!.map((m) => ({ msisdn: m.msisdn, status: statusAt(m, t) })));
+	it.each([1, 2, 3, 4, 5, 6, 7, 8])(
+		'seed %i: every status change is emitted once, none lost',
+		(seed) => {
+			const next = seeded(seed);
+			const batches = ['1', '2', '3'];
+			// Each message moves ENROUTE → maybe QUEUED → a final status at random times.
+			const timeline = new Map<
+				string,
+				Array<{ msisdn: string; at: number[]; statuses: string[] }>
+			>();
+			for (const batchId of batches) {
+				const messages = Array.from({ length: 20 }, (_, i) => {
+					const statuses = [
+						'ENROUTE',
+						...(next() < 0.3 ? ['QUEUED'] : []),
+						FINALS[Math.floor(next() * FINALS.length)],
+					];
+					const at = statuses.map((_, step) => (step === 0 ? 0 : Math.floor(next() * 30)));
+					at.sort((x, y) => x - y);
+					return { msisdn: String(447700900000 + i * 7), at, statuses };
+				});
+				timeline.set(batchId, messages);
 			}
-			if (fetched.size < batchesToPoll(state, batches).length) continue;
-			const step = advance(state, batches, fetched, options);
-			seen.push(...step.reports.map((e) => `${e.batchId}:${e.report.msisdn}:${e.report.status}`));
-			state = step.state;
-		}
-		expect(new Set(seen).size).toBe(seen.length);
-		// Every final status was emitted (all messages are final by t = 30).
-		for (const [batchId, messages] of timeline) {
-			for (const m of messages) expect(seen).toContain(`${batchId}:${m.msisdn}:${m.statuses[m.statuses.length - 1]}`);
-		}
-		expect(state.f.sort()).toEqual(batches);
-	});
+			const statusAt = (m: { at: number[]; statuses: string[] }, t: number) =>
+				m.statuses[m.at.filter((when) => when <= t).length - 1];
+			const options: WatchOptions = { mode: 'changes', statuses: [], emitExisting: true };
+			let state = emptyState();
+			const seen: string[] = [];
+			for (let t = 0; t <= 35; t += 1 + Math.floor(next() * 3)) {
+				const fetched = new Map<string, StatusReport[]>();
+				for (const batchId of batchesToPoll(state, batches)) {
+					const failed = next() < 0.2; // a failed poll: no state change at all
+					if (failed) continue;
+					fetched.set(
+						batchId,
+						timeline.get(batchId)!.map((m) => ({ msisdn: m.msisdn, status: statusAt(m, t) })),
+					);
+				}
+				if (fetched.size < batchesToPoll(state, batches).length) continue;
+				const step = advance(state, batches, fetched, options);
+				seen.push(...step.reports.map((e) => `${e.batchId}:${e.report.msisdn}:${e.report.status}`));
+				state = step.state;
+			}
+			expect(new Set(seen).size).toBe(seen.length);
+			// Every final status was emitted (all messages are final by t = 30).
+			for (const [batchId, messages] of timeline) {
+				for (const m of messages)
+					expect(seen).toContain(`${batchId}:${m.msisdn}:${m.statuses[m.statuses.length - 1]}`);
+			}
+			expect(state.f.sort()).toEqual(batches);
+		},
+	);
 });
 
 // ---------------------------------------------------------------- size

@@ -3,7 +3,13 @@
  * polling the real node through n8n-core's PollContext (test/engine/harness.ts), and a small
  * proxy in front of the sandbox that can break chosen requests and counts requests in flight.
  */
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+	createServer,
+	request,
+	type IncomingMessage,
+	type Server,
+	type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
@@ -26,7 +32,11 @@ export async function frozenSandbox(): Promise<Sandbox> {
  * Sends one batch straight to the service and returns its batch_id as digits. The body is
  * written by hand so commas stay bare: 100,000 destinations then fit the sandbox's 1 MB limit.
  */
-export async function sendBatch(baseUrl: string, destinations: readonly string[], message = 'Hello'): Promise<string> {
+export async function sendBatch(
+	baseUrl: string,
+	destinations: readonly string[],
+	message = 'Hello',
+): Promise<string> {
 	const body = `message=${encodeURIComponent(message)}&destination=${destinations.join(',')}`;
 	const res = await fetch(`${baseUrl}/api/sms/send`, {
 		method: 'POST',
@@ -40,7 +50,8 @@ export async function sendBatch(baseUrl: string, destinations: readonly string[]
 	const text = await res.text();
 	// batch_id exceeds 2^53: read its digits from the text, never through a number.
 	const id = /"batch_id"\s*:\s*(\d+)/.exec(text);
-	if (res.status !== 200 || !id) throw new Error(`send not accepted: ${res.status} ${text.slice(0, 200)}`);
+	if (res.status !== 200 || !id)
+		throw new Error(`send not accepted: ${res.status} ${text.slice(0, 200)}`);
 	return id[1];
 }
 
@@ -71,7 +82,14 @@ function triggerNode(p: TriggerParameters): INode {
 		emitExisting: p.emitExisting ?? false,
 		options,
 	};
-	return { id: 'trigger', name: 'Bulk SMS Trigger', type: BULK_SMS_TRIGGER, typeVersion: 1, position: [0, 0], parameters };
+	return {
+		id: 'trigger',
+		name: 'Bulk SMS Trigger',
+		type: BULK_SMS_TRIGGER,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+	};
 }
 
 /**
@@ -91,7 +109,12 @@ export class Watcher {
 		return {
 			node: triggerNode(this.parameters),
 			credentials: {
-				bulkSmsApi: { baseUrl: this.baseUrl, username: 'demo', password: 'demo-password', timeZone: 'UTC' },
+				bulkSmsApi: {
+					baseUrl: this.baseUrl,
+					username: 'demo',
+					password: 'demo-password',
+					timeZone: 'UTC',
+				},
 			},
 			staticData: this.staticData,
 			persisted: this.persisted,
@@ -116,13 +139,20 @@ export class Watcher {
 
 	/** The trigger's own state inside the node's static data. */
 	get state(): IDataObject | undefined {
-		return (this.staticData['node:Bulk SMS Trigger'] as IDataObject | undefined)?.watch as IDataObject | undefined;
+		return (this.staticData['node:Bulk SMS Trigger'] as IDataObject | undefined)?.watch as
+			| IDataObject
+			| undefined;
 	}
 }
 
 /** "msisdn previous>status" for report items, to compare emissions at a glance. */
 export function changes(items: IDataObject[]): string[] {
-	return items.map((item) => `${String(item.msisdn)} ${String(item.previous_status ?? '-')}>${String(item.status)}`).sort();
+	return items
+		.map(
+			(item) =>
+				`${String(item.msisdn)} ${String(item.previous_status ?? '-')}>${String(item.status)}`,
+		)
+		.sort();
 }
 
 // ---------------------------------------------------------------- proxy
@@ -158,7 +188,9 @@ export class Proxy {
 
 	/** batch_id of each get_status request seen, in order. */
 	batchesRequested(): string[] {
-		return this.statusRequests.map((url) => new URL(url, 'http://x').searchParams.get('batch_id') ?? '');
+		return this.statusRequests.map(
+			(url) => new URL(url, 'http://x').searchParams.get('batch_id') ?? '',
+		);
 	}
 
 	private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -180,18 +212,22 @@ export class Proxy {
 	}
 
 	private forward(req: IncomingMessage, res: ServerResponse, url: string): void {
-		const upstream = request(`${this.target}${url}`, { method: req.method, headers: req.headers }, (answer) => {
-			// Hold every status answer briefly so that concurrent requests overlap measurably.
-			const delay = url.startsWith('/api/sms/get_status') ? 30 : 0;
-			const chunks: Buffer[] = [];
-			answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-			answer.on('end', () =>
-				setTimeout(() => {
-					res.writeHead(answer.statusCode ?? 502, answer.headers);
-					res.end(Buffer.concat(chunks));
-				}, delay),
-			);
-		});
+		const upstream = request(
+			`${this.target}${url}`,
+			{ method: req.method, headers: req.headers },
+			(answer) => {
+				// Hold every status answer briefly so that concurrent requests overlap measurably.
+				const delay = url.startsWith('/api/sms/get_status') ? 30 : 0;
+				const chunks: Buffer[] = [];
+				answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+				answer.on('end', () =>
+					setTimeout(() => {
+						res.writeHead(answer.statusCode ?? 502, answer.headers);
+						res.end(Buffer.concat(chunks));
+					}, delay),
+				);
+			},
+		);
 		upstream.on('error', () => res.destroy());
 		req.pipe(upstream);
 	}

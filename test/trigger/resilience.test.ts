@@ -6,7 +6,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox/server';
-import { changes, FINAL_AFTER_MS, frozenSandbox, NUMBER, Proxy, sendBatch, Watcher, type Breakage } from './helpers';
+import {
+	changes,
+	FINAL_AFTER_MS,
+	frozenSandbox,
+	NUMBER,
+	Proxy,
+	sendBatch,
+	Watcher,
+	type Breakage,
+} from './helpers';
 import { seeded } from '../seeded';
 
 let sb: Sandbox;
@@ -32,25 +41,38 @@ describe('a poll that fails part-way', () => {
 	it.each<[string, 'error500' | 'dropBefore']>([
 		['HTTP 500 from the sandbox', 'error500'],
 		['a dropped connection', 'dropBefore'],
-	])('%s: throws, keeps the state, and the next poll emits what was missed once', async (_, fault) => {
-		const batchId = await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
-		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'changes' });
-		await watcher.emitted();
-		sb.advance(FINAL_AFTER_MS);
-		const before = snapshot(watcher);
-		sb.queueFaults(fault, fault, fault);
-		const failed = await watcher.poll();
-		expect(failed.error?.message).toMatch(fault === 'error500' ? /HTTP 500/ : /Cannot reach the Bulk SMS service/);
-		expect(failed.error?.message).toContain(batchId);
-		expect(snapshot(watcher)).toBe(before);
-		expect(changes(await watcher.emitted())).toEqual([`${NUMBER.delivered(1)} ENROUTE>DELIVRD`]);
-		expect(await watcher.emitted()).toEqual([]);
-	});
+	])(
+		'%s: throws, keeps the state, and the next poll emits what was missed once',
+		async (_, fault) => {
+			const batchId = await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
+			const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'changes' });
+			await watcher.emitted();
+			sb.advance(FINAL_AFTER_MS);
+			const before = snapshot(watcher);
+			sb.queueFaults(fault, fault, fault);
+			const failed = await watcher.poll();
+			expect(failed.error?.message).toMatch(
+				fault === 'error500' ? /HTTP 500/ : /Cannot reach the Bulk SMS service/,
+			);
+			expect(failed.error?.message).toContain(batchId);
+			expect(snapshot(watcher)).toBe(before);
+			expect(changes(await watcher.emitted())).toEqual([`${NUMBER.delivered(1)} ENROUTE>DELIVRD`]);
+			expect(await watcher.emitted()).toEqual([]);
+		},
+	);
 
 	const goodBadBody: Array<[string, (batchId: string) => Breakage, RegExp]> = [
-		['an HTTP 500 on the second batch', () => ({ status: 500, body: '{"error":"boom"}' }), /HTTP 500/],
+		[
+			'an HTTP 500 on the second batch',
+			() => ({ status: 500, body: '{"error":"boom"}' }),
+			/HTTP 500/,
+		],
 		['a dropped connection on the second batch', () => 'drop', /Cannot reach/],
-		['a body that is not JSON or XML', () => ({ status: 200, body: 'Service Unavailable' }), /could not be read/],
+		[
+			'a body that is not JSON or XML',
+			() => ({ status: 200, body: 'Service Unavailable' }),
+			/could not be read/,
+		],
 		[
 			'a report with a date in no documented format',
 			(batchId) => ({
@@ -61,34 +83,41 @@ describe('a poll that fails part-way', () => {
 		],
 	];
 
-	it.each(goodBadBody)('%s, among three batches: nothing lost, nothing twice', async (_, breakage, message) => {
-		proxy = await new Proxy(sb.baseUrl).start();
-		const ids = [
-			await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]),
-			await sendBatch(sb.baseUrl, [NUMBER.delivered(7), NUMBER.neverFinal(2)]),
-			await sendBatch(sb.baseUrl, [NUMBER.undeliverable(3), NUMBER.neverFinal(3)]),
-		];
-		const watcher = new Watcher(proxy.baseUrl, { batchIds: ids.join(','), emit: 'final' });
-		await watcher.emitted();
-		sb.advance(FINAL_AFTER_MS);
+	it.each(goodBadBody)(
+		'%s, among three batches: nothing lost, nothing twice',
+		async (_, breakage, message) => {
+			proxy = await new Proxy(sb.baseUrl).start();
+			const ids = [
+				await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]),
+				await sendBatch(sb.baseUrl, [NUMBER.delivered(7), NUMBER.neverFinal(2)]),
+				await sendBatch(sb.baseUrl, [NUMBER.undeliverable(3), NUMBER.neverFinal(3)]),
+			];
+			const watcher = new Watcher(proxy.baseUrl, { batchIds: ids.join(','), emit: 'final' });
+			await watcher.emitted();
+			sb.advance(FINAL_AFTER_MS);
 
-		const before = snapshot(watcher);
-		proxy.breakFor = (url) => (url.includes(`batch_id=${ids[1]}`) ? breakage(ids[1]) : undefined);
-		const failed = await watcher.poll();
-		expect(failed.error?.message).toMatch(message);
-		expect(failed.error?.message).toContain(ids[1]);
-		expect(failed.result).toBeNull();
-		expect(snapshot(watcher)).toBe(before);
+			const before = snapshot(watcher);
+			proxy.breakFor = (url) => (url.includes(`batch_id=${ids[1]}`) ? breakage(ids[1]) : undefined);
+			const failed = await watcher.poll();
+			expect(failed.error?.message).toMatch(message);
+			expect(failed.error?.message).toContain(ids[1]);
+			expect(failed.result).toBeNull();
+			expect(snapshot(watcher)).toBe(before);
 
-		proxy.breakFor = () => undefined;
-		const items = await watcher.emitted();
-		expect(items.map((item) => `${String(item.batch_id)} ${String(item.msisdn)} ${String(item.status)}`)).toEqual([
-			`${ids[0]} ${NUMBER.delivered(1)} DELIVRD`,
-			`${ids[1]} ${NUMBER.delivered(7)} DELIVRD`,
-			`${ids[2]} ${NUMBER.undeliverable(3)} UNDELIV`,
-		]);
-		expect(await watcher.emitted()).toEqual([]);
-	});
+			proxy.breakFor = () => undefined;
+			const items = await watcher.emitted();
+			expect(
+				items.map(
+					(item) => `${String(item.batch_id)} ${String(item.msisdn)} ${String(item.status)}`,
+				),
+			).toEqual([
+				`${ids[0]} ${NUMBER.delivered(1)} DELIVRD`,
+				`${ids[1]} ${NUMBER.delivered(7)} DELIVRD`,
+				`${ids[2]} ${NUMBER.undeliverable(3)} UNDELIV`,
+			]);
+			expect(await watcher.emitted()).toEqual([]);
+		},
+	);
 });
 
 describe('requests', () => {
@@ -129,7 +158,8 @@ describe('static data size', () => {
 		const half = Buffer.byteLength(JSON.stringify(watcher.state));
 		expect(half / (SIZE / 2)).toBeLessThan(4);
 		// eslint-disable-next-line no-console
-		console.log(`static data: ${baseline} bytes for ${SIZE} pending (${(baseline / SIZE).toFixed(2)} B each), ${half} bytes for ${SIZE / 2} pending`);
+		console.log(
+			`static data: ${baseline} bytes for ${SIZE} pending (${(baseline / SIZE).toFixed(2)} B each), ${half} bytes for ${SIZE / 2} pending`,
+		);
 	}, 120_000);
 });
-

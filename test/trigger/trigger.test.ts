@@ -64,7 +64,11 @@ describe('first poll', () => {
 	it('with "Include Statuses Found at Start", emits what is already there once', async () => {
 		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
 		sb.advance(FINAL_AFTER_MS);
-		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'changes', emitExisting: true });
+		const watcher = new Watcher(sb.baseUrl, {
+			batchIds: batchId,
+			emit: 'changes',
+			emitExisting: true,
+		});
 		expect(changes(await watcher.emitted())).toEqual([`${D1} ->DELIVRD`, `${N1} ->ENROUTE`]);
 		expect(await watcher.emitted()).toEqual([]);
 	});
@@ -73,10 +77,21 @@ describe('first poll', () => {
 describe('emit modes', () => {
 	it('every status change: ENROUTE on the first poll (when asked), then each change', async () => {
 		const batchId = await sendBatch(sb.baseUrl, [D1, U1, N1]);
-		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'changes', emitExisting: true });
-		expect(changes(await watcher.emitted())).toEqual([`${D1} ->ENROUTE`, `${U1} ->ENROUTE`, `${N1} ->ENROUTE`]);
+		const watcher = new Watcher(sb.baseUrl, {
+			batchIds: batchId,
+			emit: 'changes',
+			emitExisting: true,
+		});
+		expect(changes(await watcher.emitted())).toEqual([
+			`${D1} ->ENROUTE`,
+			`${U1} ->ENROUTE`,
+			`${N1} ->ENROUTE`,
+		]);
 		sb.advance(FINAL_AFTER_MS);
-		expect(changes(await watcher.emitted())).toEqual([`${D1} ENROUTE>DELIVRD`, `${U1} ENROUTE>UNDELIV`]);
+		expect(changes(await watcher.emitted())).toEqual([
+			`${D1} ENROUTE>DELIVRD`,
+			`${U1} ENROUTE>UNDELIV`,
+		]);
 		const [, , never] = sb.received().batches[0].messages;
 		await sb.forceStatus(never.gateway_session_id, 'DELETED');
 		expect(changes(await watcher.emitted())).toEqual([`${N1} ENROUTE>DELETED`]);
@@ -85,10 +100,17 @@ describe('emit modes', () => {
 
 	it('final statuses only', async () => {
 		const batchId = await sendBatch(sb.baseUrl, [D1, U1, N1]);
-		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'final', emitExisting: true });
+		const watcher = new Watcher(sb.baseUrl, {
+			batchIds: batchId,
+			emit: 'final',
+			emitExisting: true,
+		});
 		expect(await watcher.emitted()).toEqual([]);
 		sb.advance(FINAL_AFTER_MS);
-		expect(changes(await watcher.emitted())).toEqual([`${D1} ENROUTE>DELIVRD`, `${U1} ENROUTE>UNDELIV`]);
+		expect(changes(await watcher.emitted())).toEqual([
+			`${D1} ENROUTE>DELIVRD`,
+			`${U1} ENROUTE>UNDELIV`,
+		]);
 	});
 
 	it('batch finished: one summary with the counts, then the batch is never requested again', async () => {
@@ -115,16 +137,26 @@ describe('emit modes', () => {
 describe('status filter', () => {
 	it('emits only reports reaching the chosen statuses, and never the others later', async () => {
 		const batchId = await sendBatch(sb.baseUrl, [D1, U1, NUMBER.rejected(1), N1]);
-		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'changes', statuses: ['UNDELIV', 'REJECTD'] });
+		const watcher = new Watcher(sb.baseUrl, {
+			batchIds: batchId,
+			emit: 'changes',
+			statuses: ['UNDELIV', 'REJECTD'],
+		});
 		await watcher.emitted();
 		sb.advance(FINAL_AFTER_MS);
-		expect(changes(await watcher.emitted())).toEqual([`${U1} ENROUTE>UNDELIV`, `${NUMBER.rejected(1)} ENROUTE>REJECTD`].sort());
+		expect(changes(await watcher.emitted())).toEqual(
+			[`${U1} ENROUTE>UNDELIV`, `${NUMBER.rejected(1)} ENROUTE>REJECTD`].sort(),
+		);
 		expect(await watcher.emitted()).toEqual([]);
 	});
 
 	it('with Batch Finished, the summary counts all and lists the filtered reports', async () => {
 		const batchId = await sendBatch(sb.baseUrl, [D1, U1]);
-		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'batchFinal', statuses: ['UNDELIV'] });
+		const watcher = new Watcher(sb.baseUrl, {
+			batchIds: batchId,
+			emit: 'batchFinal',
+			statuses: ['UNDELIV'],
+		});
 		await watcher.emitted();
 		sb.advance(FINAL_AFTER_MS);
 		const [summary] = await watcher.emitted();
@@ -140,7 +172,10 @@ describe('many batches', () => {
 		const watcher = new Watcher(sb.baseUrl, { batchIds: `${early}, ${late}`, emit: 'final' });
 		await watcher.emitted();
 		sb.advance(FINAL_AFTER_MS);
-		expect(changes(await watcher.emitted())).toEqual([`${D1} ENROUTE>DELIVRD`, `${NUMBER.delivered(2)} ENROUTE>DELIVRD`]);
+		expect(changes(await watcher.emitted())).toEqual([
+			`${D1} ENROUTE>DELIVRD`,
+			`${NUMBER.delivered(2)} ENROUTE>DELIVRD`,
+		]);
 
 		const before = statusRequests().length;
 		expect(await watcher.emitted()).toEqual([]);
@@ -149,7 +184,9 @@ describe('many batches', () => {
 		const [message] = sb.received().batches[1].messages;
 		await sb.forceStatus(message.gateway_session_id, 'EXPIRED');
 		const items = await watcher.emitted();
-		expect(items.map((item) => [item.batch_id, item.msisdn, item.status])).toEqual([[late, N1, 'EXPIRED']]);
+		expect(items.map((item) => [item.batch_id, item.msisdn, item.status])).toEqual([
+			[late, N1, 'EXPIRED'],
+		]);
 
 		// Both finished: a poll makes no request at all.
 		const afterAll = statusRequests().length;
@@ -163,7 +200,9 @@ describe('many batches', () => {
 		const second = await sendBatch(sb.baseUrl, [NUMBER.neverFinal(2)]);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: `={{ ["${first}", "${second}"] }}` });
 		await watcher.emitted();
-		expect(Object.keys((watcher.state as IDataObject).b as IDataObject).sort()).toEqual([first, second].sort());
+		expect(Object.keys((watcher.state as IDataObject).b as IDataObject).sort()).toEqual(
+			[first, second].sort(),
+		);
 		watcher.parameters = { batchIds: second };
 		await watcher.emitted();
 		expect(Object.keys((watcher.state as IDataObject).b as IDataObject)).toEqual([second]);
@@ -175,7 +214,12 @@ describe('many batches', () => {
 		await watcher.emitted();
 		sb.advance(FINAL_AFTER_MS);
 		const [item] = await watcher.emitted();
-		expect(item).toMatchObject({ batch_id: batchId, msisdn: D1, status: 'DELIVRD', delivery_date: '2026-11-20T10:00:05.000+00:00' });
+		expect(item).toMatchObject({
+			batch_id: batchId,
+			msisdn: D1,
+			status: 'DELIVRD',
+			delivery_date: '2026-11-20T10:00:05.000+00:00',
+		});
 	});
 });
 
@@ -194,7 +238,9 @@ describe('errors name the batch', () => {
 	it('an id that is not digits is refused before any request', async () => {
 		const watcher = new Watcher(sb.baseUrl, { batchIds: '123, abc' });
 		const outcome = await watcher.poll();
-		expect(outcome.error?.message).toBe('Cannot watch batch: "abc" is not a batch ID: it must be digits only');
+		expect(outcome.error?.message).toBe(
+			'Cannot watch batch: "abc" is not a batch ID: it must be digits only',
+		);
 		expect(statusRequests()).toEqual([]);
 	});
 
@@ -222,12 +268,18 @@ describe('manual mode ("Fetch test event")', () => {
 		expect(JSON.stringify(watcher.staticData)).toBe(memory);
 
 		// The active trigger still emits the change, as if the test event never happened.
-		expect(changes(await watcher.emitted())).toEqual([`${D1} ENROUTE>DELIVRD`, `${U1} ENROUTE>UNDELIV`]);
+		expect(changes(await watcher.emitted())).toEqual([
+			`${D1} ENROUTE>DELIVRD`,
+			`${U1} ENROUTE>UNDELIV`,
+		]);
 	});
 
 	it('with Batch Finished, the sample is the summary of the first batch', async () => {
 		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
-		const outcome = await new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'batchFinal' }).fetchTestEvent();
+		const outcome = await new Watcher(sb.baseUrl, {
+			batchIds: batchId,
+			emit: 'batchFinal',
+		}).fetchTestEvent();
 		expect(outcome.result?.[0].map((item) => item.json)).toEqual([
 			{
 				batch_id: batchId,

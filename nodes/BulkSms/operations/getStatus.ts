@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../../shared/domain/body';
@@ -26,8 +31,16 @@ export const getStatusDescription: INodeProperties[] = [
 		type: 'options',
 		default: 'reports',
 		options: [
-			{ name: 'One Item per Report', value: 'reports', description: 'One item for each destination of the batch' },
-			{ name: 'One Item per Batch', value: 'batch', description: 'The reports as a list, with counts by status and outcome' },
+			{
+				name: 'One Item per Report',
+				value: 'reports',
+				description: 'One item for each destination of the batch',
+			},
+			{
+				name: 'One Item per Batch',
+				value: 'batch',
+				description: 'The reports as a list, with counts by status and outcome',
+			},
 		],
 		displayOptions: showForGetStatus,
 	},
@@ -53,13 +66,21 @@ async function statusOf(this: IExecuteFunctions, itemIndex: number): Promise<INo
 		this.getNodeParameter(`statusOptions.${name}`, itemIndex, fallback) as T;
 	const statuses = option<string[]>('statuses', []);
 	const { timeZone } = await serviceSettings.call(this, itemIndex);
-	const raw = await fetchReports.call(this, batchId, { format: option<WireFormat>('format', 'json'), itemIndex });
+	const raw = await fetchReports.call(this, batchId, {
+		format: option<WireFormat>('format', 'json'),
+		itemIndex,
+	});
 	const reports = raw.map((report) => shapeReport(report, timeZone));
-	const shown = statuses.length ? reports.filter((report) => statuses.includes(report.status)) : reports;
+	const shown = statuses.length
+		? reports.filter((report) => statuses.includes(report.status))
+		: reports;
 	const pairedItem = { item: itemIndex };
 	if (this.getNodeParameter('output', itemIndex) === 'batch') {
 		// The summary counts the whole batch; the filter only narrows the list.
-		const json = { ...summariseReports(batchId, reports), reports: shown } as unknown as IDataObject;
+		const json = {
+			...summariseReports(batchId, reports),
+			reports: shown,
+		} as unknown as IDataObject;
 		return [{ json, pairedItem }];
 	}
 	return shown.map((report) => ({ json: { ...report }, pairedItem }));

@@ -9,7 +9,12 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { WireFormat } from '../../shared/domain/body';
 import { creditsFor, measureMessage, type MessageMeasure } from '../../shared/domain/message';
 import { parseDestinations, type RejectedDestination } from '../../shared/domain/msisdn';
-import { resolveValidity, ValidityError, type Validity, type ValidityChoice } from '../../shared/domain/validity';
+import {
+	resolveValidity,
+	ValidityError,
+	type Validity,
+	type ValidityChoice,
+} from '../../shared/domain/validity';
 import { asNodeError, forEachGroup, formatOption, pairedWith } from '../../shared/items';
 import { sendBatch, SendOutcomeUnknownError, serviceSettings } from '../../shared/transport';
 
@@ -66,7 +71,8 @@ export const sendDescription: INodeProperties[] = [
 		name: 'validityUntil',
 		type: 'dateTime',
 		default: '',
-		description: "Date and time after which the message expires; without an offset it is read in the workflow's time zone",
+		description:
+			"Date and time after which the message expires; without an offset it is read in the workflow's time zone",
 		displayOptions: { show: { operation: ['send'], validity: ['until'] } },
 	},
 	{
@@ -91,7 +97,8 @@ export const sendDescription: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: '44',
-				description: 'Country calling code for numbers written in national format (with a leading 0)',
+				description:
+					'Country calling code for numbers written in national format (with a leading 0)',
 			},
 			{
 				displayName: 'Invalid Numbers',
@@ -99,8 +106,16 @@ export const sendDescription: INodeProperties[] = [
 				type: 'options',
 				default: 'skip',
 				options: [
-					{ name: 'Skip and Report', value: 'skip', description: 'Send to the valid numbers; list the others under skipped' },
-					{ name: 'Fail the Item', value: 'fail', description: 'Send nothing if any number is invalid' },
+					{
+						name: 'Skip and Report',
+						value: 'skip',
+						description: 'Send to the valid numbers; list the others under skipped',
+					},
+					{
+						name: 'Fail the Item',
+						value: 'fail',
+						description: 'Send nothing if any number is invalid',
+					},
 				],
 			},
 			{
@@ -109,7 +124,8 @@ export const sendDescription: INodeProperties[] = [
 				type: 'number',
 				default: 1000,
 				typeOptions: { minValue: 1 },
-				description: 'Longer lists are split into several requests; each becomes its own batch in the output',
+				description:
+					'Longer lists are split into several requests; each becomes its own batch in the output',
 			},
 			formatOption,
 		],
@@ -170,28 +186,45 @@ function messageOf(this: IExecuteFunctions, group: number[]): string {
 			itemIndex: group[0],
 		});
 	}
-	const differing = group.find((index) => String(this.getNodeParameter('message', index, '')) !== message);
+	const differing = group.find(
+		(index) => String(this.getNodeParameter('message', index, '')) !== message,
+	);
 	if (differing !== undefined) {
-		throw new NodeOperationError(this.getNode(), `Item ${differing} has a different message than item ${group[0]}`, {
-			description: 'A combined batch sends one message. Use the same Message for all items, or turn off Combine All Items Into One Batch.',
-			itemIndex: differing,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Item ${differing} has a different message than item ${group[0]}`,
+			{
+				description:
+					'A combined batch sends one message. Use the same Message for all items, or turn off Combine All Items Into One Batch.',
+				itemIndex: differing,
+			},
+		);
 	}
 	return message;
 }
 
-function validityOf(this: IExecuteFunctions, index: number, serviceTimeZone: string): Validity | undefined {
+function validityOf(
+	this: IExecuteFunctions,
+	index: number,
+	serviceTimeZone: string,
+): Validity | undefined {
 	const kind = this.getNodeParameter('validity', index, 'serviceDefault') as ValidityChoice['kind'];
 	const choice: ValidityChoice =
 		kind === 'duration'
 			? { kind, hours: Number(this.getNodeParameter('validityHours', index, 24)) }
 			: kind === 'until'
-				? { kind, value: String(this.getNodeParameter('validityUntil', index, '')), inputTimeZone: this.getTimezone() }
+				? {
+						kind,
+						value: String(this.getNodeParameter('validityUntil', index, '')),
+						inputTimeZone: this.getTimezone(),
+					}
 				: { kind: 'serviceDefault' };
 	try {
 		return resolveValidity(choice, new Date(), serviceTimeZone);
 	} catch (error) {
-		throw new NodeOperationError(this.getNode(), (error as ValidityError).message, { itemIndex: index });
+		throw new NodeOperationError(this.getNode(), (error as ValidityError).message, {
+			itemIndex: index,
+		});
 	}
 }
 
@@ -216,16 +249,25 @@ function addDestinations(
 	}
 }
 
-function checkDestinations(this: IExecuteFunctions, plan: SendPlan, onInvalid: string, itemIndex: number): void {
+function checkDestinations(
+	this: IExecuteFunctions,
+	plan: SendPlan,
+	onInvalid: string,
+	itemIndex: number,
+): void {
 	const reasons = plan.skipped
 		.slice(0, 5)
 		.map((skipped) => `"${skipped.input}": ${skipped.reason}`)
 		.join('; ');
 	if (plan.skipped.length > 0 && onInvalid === 'fail') {
-		throw new NodeOperationError(this.getNode(), `${plan.skipped.length} destination(s) are not valid mobile numbers; nothing was sent`, {
-			description: `${reasons}. Correct them, or set Invalid Numbers to Skip and Report.`,
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`${plan.skipped.length} destination(s) are not valid mobile numbers; nothing was sent`,
+			{
+				description: `${reasons}. Correct them, or set Invalid Numbers to Skip and Report.`,
+				itemIndex,
+			},
+		);
 	}
 	if (plan.destinations.length === 0) {
 		throw new NodeOperationError(this.getNode(), 'No valid destination to send to', {
@@ -237,16 +279,37 @@ function checkDestinations(this: IExecuteFunctions, plan: SendPlan, onInvalid: s
 	}
 }
 
-async function sendInChunks(this: IExecuteFunctions, plan: SendPlan, group: number[]): Promise<INodeExecutionData[]> {
+async function sendInChunks(
+	this: IExecuteFunctions,
+	plan: SendPlan,
+	group: number[],
+): Promise<INodeExecutionData[]> {
 	const chunks = chunk(plan.destinations, plan.maxPerRequest);
 	const output: INodeExecutionData[] = [];
 	for (const [index, destinations] of chunks.entries()) {
-		const pairedItem = pairedWith(destinations.map((destination) => plan.sources.get(destination) ?? group[0]));
-		const { json, failure } = await sendChunk.call(this, plan, destinations, index, chunks.length, group[0]);
+		const pairedItem = pairedWith(
+			destinations.map((destination) => plan.sources.get(destination) ?? group[0]),
+		);
+		const { json, failure } = await sendChunk.call(
+			this,
+			plan,
+			destinations,
+			index,
+			chunks.length,
+			group[0],
+		);
 		if (failure) {
-			explainChunkFailure(failure, json, output, plan.destinations.length - (index + 1) * plan.maxPerRequest);
+			explainChunkFailure(
+				failure,
+				json,
+				output,
+				plan.destinations.length - (index + 1) * plan.maxPerRequest,
+			);
 			if (!this.continueOnFail()) throw failure;
-			output.push({ json: { ...json, error: failure.message, description: failure.description }, pairedItem });
+			output.push({
+				json: { ...json, error: failure.message, description: failure.description },
+				pairedItem,
+			});
 			return output;
 		}
 		output.push({ json, pairedItem });
@@ -273,14 +336,25 @@ async function sendChunk(
 		);
 		const json = batchResult(plan, destinations, { ...response }, index, chunks);
 		if (response.accepted) return { json: { ...json, send_outcome: 'accepted' } };
-		const failure = new NodeApiError(this.getNode(), { accepted: false }, {
-			message: `The service did not accept the batch: ${response.error || 'no reason given'}`,
-			itemIndex,
-		});
+		const failure = new NodeApiError(
+			this.getNode(),
+			{ accepted: false },
+			{
+				message: `The service did not accept the batch: ${response.error || 'no reason given'}`,
+				itemIndex,
+			},
+		);
 		return { json: { ...json, send_outcome: 'not accepted' }, failure };
 	} catch (error) {
-		const send_outcome: SendOutcome = error instanceof SendOutcomeUnknownError ? 'unknown' : 'not sent';
-		const json = { requested: destinations.length, destinations, send_outcome, chunk: index + 1, chunks };
+		const send_outcome: SendOutcome =
+			error instanceof SendOutcomeUnknownError ? 'unknown' : 'not sent';
+		const json = {
+			requested: destinations.length,
+			destinations,
+			send_outcome,
+			chunk: index + 1,
+			chunks,
+		};
 		return { json, failure: asNodeError(this, error, itemIndex) };
 	}
 }
@@ -296,7 +370,9 @@ function explainChunkFailure(
 	const accepted = sentBefore.map((item) => item.json.batch_id).join(', ');
 	failure.description = [
 		failure.description,
-		json.send_outcome === 'unknown' ? `The outcome for ${here} is unknown: ${String(json.destinations)}.` : `${here[0].toUpperCase()}${here.slice(1)} were not sent.`,
+		json.send_outcome === 'unknown'
+			? `The outcome for ${here} is unknown: ${String(json.destinations)}.`
+			: `${here[0].toUpperCase()}${here.slice(1)} were not sent.`,
 		accepted ? `Batches accepted before it: ${accepted}.` : '',
 		notSentAfter > 0 ? `${notSentAfter} later destination(s) were not sent.` : '',
 	]
@@ -333,6 +409,7 @@ function batchResult(
 
 function chunk<T>(list: readonly T[], size: number): T[][] {
 	const chunks: T[][] = [];
-	for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
+	for (let start = 0; start < list.length; start += size)
+		chunks.push(list.slice(start, start + size));
 	return chunks;
 }

@@ -16,7 +16,10 @@ export function readBatchId(value: unknown): BatchIdReading {
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (/^\d{1,20}$/.test(text)) return { batchId: text };
 	return {
-		problem: text === '' ? 'The Batch ID is empty' : `"${text.slice(0, 40)}" is not a batch ID: it must be digits only`,
+		problem:
+			text === ''
+				? 'The Batch ID is empty'
+				: `"${text.slice(0, 40)}" is not a batch ID: it must be digits only`,
 		hint: HINT,
 	};
 }

@@ -42,7 +42,9 @@ export function resolveValidity(
 
 function afterHours(now: Date, hours: number): Date {
 	if (!Number.isFinite(hours) || hours <= 0) {
-		throw new ValidityError(`The validity duration must be a positive number of hours (got ${hours})`);
+		throw new ValidityError(
+			`The validity duration must be a positive number of hours (got ${hours})`,
+		);
 	}
 	return new Date(now.getTime() + hours * 3_600_000);
 }

@@ -94,7 +94,8 @@ export function readState(stored: unknown): WatchState {
 }
 
 function readBatchState(value: unknown): BatchState | undefined {
-	if (!isRecord(value) || typeof value.n !== 'number' || typeof value.p !== 'string') return undefined;
+	if (!isRecord(value) || typeof value.n !== 'number' || typeof value.p !== 'string')
+		return undefined;
 	const batch: BatchState = { n: value.n, p: value.p };
 	if (Array.isArray(value.x)) {
 		batch.x = value.x
@@ -139,7 +140,8 @@ export function advance<R extends StatusReport>(
 			continue;
 		}
 		finished.push(batchId);
-		if (!(old === undefined && !options.emitExisting)) result.finished.push({ batchId, reports: [...reports] });
+		if (!(old === undefined && !options.emitExisting))
+			result.finished.push({ batchId, reports: [...reports] });
 	}
 	result.state.f = finished.slice(-MAX_WATCHED_BATCHES);
 	if (options.mode === 'batchFinal') result.reports = [];
@@ -172,7 +174,8 @@ function advanceBatch<R extends StatusReport>(
 		// Known, not pending before: its final status was handled by an earlier poll.
 		if (previous === undefined && first < known) continue;
 		if (previous === status || (baseline && !options.emitExisting)) continue;
-		if (wanted(status, options)) emissions.push({ batchId, report, previousStatus: previous ?? null });
+		if (wanted(status, options))
+			emissions.push({ batchId, report, previousStatus: previous ?? null });
 	}
 	// A pending report missing from this answer is still pending: forgetting it would lose its outcome.
 	for (const [msisdn, status] of before) pending.set(msisdn, status);
@@ -191,7 +194,9 @@ function wanted(status: string, options: WatchOptions): boolean {
  * number twice; the trigger then follows it as one destination: pending while any of its
  * reports is, afterwards the last report. `first` is where it first appears in the list.
  */
-function byDestination<R extends StatusReport>(reports: readonly R[]): Map<string, { report: R; first: number }> {
+function byDestination<R extends StatusReport>(
+	reports: readonly R[],
+): Map<string, { report: R; first: number }> {
 	const entries = new Map<string, { report: R; first: number }>();
 	reports.forEach((report, index) => {
 		const seen = entries.get(report.msisdn);
