@@ -14,6 +14,7 @@ import {
 	type EmitMode,
 	type ReportEmission,
 	type WatchOptions,
+	wanted,
 } from '../shared/domain/watch';
 import { asNodeError } from '../shared/items';
 import { fetchReports, serviceSettings } from '../shared/transport';
@@ -44,14 +45,19 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	if (this.getMode() === 'manual') return await sample.call(this, watched[0], settings, shape);
 
 	const staticData = this.getWorkflowStaticData('node');
+	const startedFrom = JSON.stringify(staticData[STATE_KEY] ?? null);
 	const state = readState(staticData[STATE_KEY]);
 	const fetched = await fetchAll.call(this, batchesToPoll(state, watched), settings.format);
+	// n8n starts a poll on every tick even if the last one is still waiting on the service. If
+	// another poll stored its result meanwhile, this one is stale: emitting it would repeat the
+	// other's items, so it yields and the next poll goes on from the newer state.
+	if (JSON.stringify(staticData[STATE_KEY] ?? null) !== startedFrom) return null;
 	const step = advance(state, watched, fetched, settings);
 	const items = [
 		...step.reports.map((emission) => reportItem.call(this, emission, shape)),
 		...step.finished.map((batch) => summaryItem.call(this, batch, settings, shape)),
 	];
-	if (JSON.stringify(step.state) !== JSON.stringify(staticData[STATE_KEY])) {
+	if (JSON.stringify(step.state) !== startedFrom) {
 		staticData[STATE_KEY] = step.state as unknown as IDataObject;
 	}
 	return items.length > 0 ? [items] : null;
@@ -181,7 +187,7 @@ function summaryItem(
 	const json: IDataObject = { ...summariseReports(batch.batchId, reports) };
 	if (settings.statuses.length > 0) {
 		json.reports = reports.filter((report) =>
-			settings.statuses.includes(report.status),
+			wanted(report.status, settings),
 		) as unknown as IDataObject[];
 	}
 	return { json };
@@ -200,9 +206,7 @@ async function sample(
 	const raw = await fetchReports.call(this, batchId, { format: settings.format });
 	if (settings.mode === 'batchFinal')
 		return [[summaryItem.call(this, { batchId, reports: raw }, settings, shape)]];
-	const matching = raw.filter(
-		(report) => settings.statuses.length === 0 || settings.statuses.includes(report.status),
-	);
+	const matching = raw.filter((report) => wanted(report.status, settings));
 	// With no report in the chosen statuses yet, any report still shows the fields to map.
 	const shown = (matching.length > 0 ? matching : raw).slice(0, SAMPLE_SIZE);
 	const items = shown.map((report) =>

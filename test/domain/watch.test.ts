@@ -116,6 +116,9 @@ describe('readState', () => {
 		['another version', { v: 2, b: {}, f: [] }],
 		['not an object', 'watch'],
 		['broken batches', { v: 1, b: [], f: [] }],
+		['a damaged pending list', { v: 1, b: { '1': { n: 2, p: 'a,!' } }, f: [] }],
+		['a negative report count', { v: 1, b: { '1': { n: -1, p: 'a' } }, f: [] }],
+		['a fractional report count', { v: 1, b: { '1': { n: 1.5, p: 'a' } }, f: [] }],
 	])('starts over for %s', (_, stored) => {
 		expect(readState(stored)).toEqual(emptyState());
 	});

@@ -120,6 +120,20 @@ describe('a poll that fails part-way', () => {
 	);
 });
 
+describe('overlapping polls', () => {
+	it('emit a change once when a slow poll outlives the interval', async () => {
+		proxy = await new Proxy(sb.baseUrl).start();
+		const id = await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
+		const watcher = new Watcher(proxy.baseUrl, { batchIds: id, emit: 'final' });
+		await watcher.emitted();
+		sb.advance(FINAL_AFTER_MS);
+		const [a, b] = await Promise.all([watcher.poll(), watcher.poll()]);
+		const items = [...(a.result?.[0] ?? []), ...(b.result?.[0] ?? [])].map((item) => item.json);
+		expect(changes(items)).toEqual([`${NUMBER.delivered(1)} ENROUTE>DELIVRD`]);
+		expect(await watcher.emitted()).toEqual([]);
+	});
+});
+
 describe('requests', () => {
 	it('one get_status per unfinished batch per poll, at most four at a time', async () => {
 		proxy = await new Proxy(sb.baseUrl).start();

@@ -274,6 +274,18 @@ describe('manual mode ("Fetch test event")', () => {
 		]);
 	});
 
+	it('shows what the mode emits: only final reports under Final Statuses Only, when there are some', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		sb.advance(FINAL_AFTER_MS);
+		const outcome = await new Watcher(sb.baseUrl, {
+			batchIds: batchId,
+			emit: 'final',
+		}).fetchTestEvent();
+		expect(changes(outcome.result?.[0].map((item) => item.json) ?? [])).toEqual([
+			`${D1} ->DELIVRD`,
+		]);
+	});
+
 	it('with Batch Finished, the sample is the summary of the first batch', async () => {
 		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
 		const outcome = await new Watcher(sb.baseUrl, {

@@ -93,10 +93,15 @@ export function readState(stored: unknown): WatchState {
 	return { v: 1, b: batches, f: finished };
 }
 
+/** What encodeNumbers writes: base-36 gaps joined by commas. */
+const ENCODED_NUMBERS = /^([0-9a-z]+(,[0-9a-z]+)*)?$/;
+
+/** A damaged entry is dropped, so its batch starts over as new rather than losing reports. */
 function readBatchState(value: unknown): BatchState | undefined {
-	if (!isRecord(value) || typeof value.n !== 'number' || typeof value.p !== 'string')
+	if (!isRecord(value) || !Number.isSafeInteger(value.n) || (value.n as number) < 0)
 		return undefined;
-	const batch: BatchState = { n: value.n, p: value.p };
+	if (typeof value.p !== 'string' || !ENCODED_NUMBERS.test(value.p)) return undefined;
+	const batch: BatchState = { n: value.n as number, p: value.p };
 	if (Array.isArray(value.x)) {
 		batch.x = value.x
 			.filter((pair): pair is [string, string] => Array.isArray(pair) && pair.length === 2)
@@ -184,7 +189,8 @@ function advanceBatch<R extends StatusReport>(
 	return { emissions, next: { ...encodePending(pending), n: count } };
 }
 
-function wanted(status: string, options: WatchOptions): boolean {
+/** Whether a report in this status is emitted under these options (also what the sample shows). */
+export function wanted(status: string, options: WatchOptions): boolean {
 	if (options.mode === 'final' && !isFinal(status)) return false;
 	return options.statuses.length === 0 || options.statuses.includes(status);
 }
