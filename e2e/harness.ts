@@ -7,6 +7,7 @@ import type { SandboxOptions } from '../sandbox/options';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 import { N8nInstance } from '../scripts/n8n/runtime';
 import { credential } from '../scripts/n8n/workflows';
+import { sandboxAccount } from '../scripts/n8n/service';
 import { packageTarball } from './package-under-test';
 
 export interface Harness {
@@ -18,7 +19,7 @@ export interface Harness {
 
 // A frozen sandbox clock by default: messages stay ENROUTE until a test moves the clock
 // (sandbox.advance), so what the trigger sees on each poll is decided by the test, not by timing.
-const FROZEN: Partial<SandboxOptions> = { host: '127.0.0.1', port: 0, timeScale: 0 };
+const FROZEN: Partial<SandboxOptions> = { timeScale: 0 };
 
 export async function startHarness(sandboxOptions = FROZEN): Promise<Harness> {
 	const sandbox = await startSandbox(sandboxOptions);
@@ -29,8 +30,7 @@ export async function startHarness(sandboxOptions = FROZEN): Promise<Harness> {
 	};
 	try {
 		const installed = n8n.installPackage(packageTarball());
-		const account = { baseUrl: sandbox.baseUrl, username: 'demo', password: 'demo-password' };
-		await n8n.importCredential(credential(account));
+		await n8n.importCredential(credential(sandboxAccount(sandbox)));
 		return { sandbox, n8n, installed, stop };
 	} catch (error) {
 		await stop();

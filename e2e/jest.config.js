@@ -1,7 +1,7 @@
 /**
  * End-to-end tests: the packed package inside the real n8n product (see scripts/n8n/).
  * Separate from the unit tests because they need the provisioned n8n (npm run n8n:provision, about
- * 4 min cold) and Chromium, and take minutes. Run: npx jest -c e2e/jest.config.js
+ * 7 min cold: docs/running-in-n8n.md) and Chromium, and take minutes. Run: npx jest -c e2e/jest.config.js
  * @type {import('jest').Config}
  */
 module.exports = {
@@ -9,7 +9,7 @@ module.exports = {
 	roots: ['<rootDir>/e2e'],
 	testMatch: ['**/*.e2e.ts'],
 	testEnvironment: 'node',
-	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/e2e/tsconfig.json' }] },
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
 	// Each file starts its own n8n (0.5-0.75 GB each): one at a time keeps the machine responsive.
 	maxWorkers: 1,
 	// Provisioning on a cold cache takes minutes; the polling trigger waits for n8n's schedule.

@@ -226,15 +226,23 @@ export class N8nInstance {
 	}
 
 	async importCredential(credential: JsonObject): Promise<void> {
-		await this.cliOk([
-			'import:credentials',
-			`--input=${this.writeInput('credential', [credential])}`,
-		]);
+		await this.importFile('import:credentials', 'credential', [credential]);
 	}
 
 	/** Several at once when you can: each n8n command spends seconds loading every node type. */
 	async importWorkflow(workflows: JsonObject | JsonObject[]): Promise<void> {
-		await this.cliOk(['import:workflow', `--input=${this.writeInput('workflow', workflows)}`]);
+		await this.importFile('import:workflow', 'workflow', workflows);
+	}
+
+	/** The input file holds the credential in plain text: it lives only as long as the import. */
+	private async importFile(command: string, kind: string, data: Json): Promise<void> {
+		const file = path.join(this.userFolder, `${kind}-${randomBytes(4).toString('hex')}.json`);
+		fs.writeFileSync(file, JSON.stringify(data, null, 2), { mode: 0o600 });
+		try {
+			await this.cliOk([command, `--input=${file}`]);
+		} finally {
+			fs.rmSync(file, { force: true });
+		}
 	}
 
 	/** `n8n execute` of a workflow that starts with a Manual Trigger; returns n8n's run data. */
@@ -247,12 +255,6 @@ export class N8nInstance {
 			);
 		}
 		return runData;
-	}
-
-	private writeInput(kind: string, data: Json): string {
-		const file = path.join(this.userFolder, `${kind}-${randomBytes(4).toString('hex')}.json`);
-		fs.writeFileSync(file, JSON.stringify(data, null, 2));
-		return file;
 	}
 
 	async startServer(options: ServerOptions = {}): Promise<N8nServer> {

@@ -4,11 +4,11 @@
  * BULKSMS_BASE_URL is set, that service with BULKSMS_USERNAME / BULKSMS_PASSWORD (and optional
  * BULKSMS_TIME_ZONE), and nothing is started.
  */
-import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { DEMO_ACCOUNT, startSandbox, type Sandbox } from '../../sandbox/server';
 import type { ServiceAccount } from './workflows';
 
 /** Sandbox settings of the demo, the editor and the e2e run of the example: final after 3 s. */
-export const DEMO_SANDBOX = { host: '127.0.0.1', port: 0, finalAfterMs: 3000 } as const;
+export const DEMO_SANDBOX = { finalAfterMs: 3000 } as const;
 
 export interface Service {
 	account: ServiceAccount;
@@ -23,11 +23,17 @@ export async function startService(env: NodeJS.ProcessEnv = process.env): Promis
 	if (env.BULKSMS_BASE_URL) return realService(env, env.BULKSMS_BASE_URL);
 	const sandbox = await startSandbox(DEMO_SANDBOX);
 	return {
-		account: { baseUrl: sandbox.baseUrl, username: 'demo', password: 'demo-password' },
+		account: sandboxAccount(sandbox),
 		sandbox,
 		description: `sandbox at ${sandbox.baseUrl} (account demo, messages final 3 s after sending; admin view ${sandbox.baseUrl}/_sandbox/batches)`,
 		stop: () => sandbox.stop(),
 	};
+}
+
+/** The sandbox's demo account, as the n8n credential needs it. */
+export function sandboxAccount(sandbox: Sandbox): ServiceAccount {
+	const { username, password } = DEMO_ACCOUNT;
+	return { baseUrl: sandbox.baseUrl, username, password };
 }
 
 function realService(env: NodeJS.ProcessEnv, baseUrl: string): Service {
