@@ -33,12 +33,15 @@ export function pairedWith(itemIndexes: readonly number[]): IPairedItemData[] {
 export async function forEachGroup(
 	context: IExecuteFunctions,
 	groups: readonly number[][],
-	work: (group: number[]) => Promise<INodeExecutionData[]>,
+	work: (
+		group: number[],
+		outputSoFar: readonly INodeExecutionData[],
+	) => Promise<INodeExecutionData[]>,
 ): Promise<INodeExecutionData[]> {
 	const output: INodeExecutionData[] = [];
 	for (const group of groups) {
 		try {
-			output.push(...(await work(group)));
+			output.push(...(await work(group, output)));
 		} catch (error) {
 			const nodeError = asNodeError(context, error, group[0]);
 			if (!context.continueOnFail()) throw nodeError;

@@ -121,7 +121,7 @@ export async function sendBatch(
 		},
 		{ ...options, idempotent: false },
 	);
-	return read(this, answer, readSendResponse, { ...options, idempotent: false });
+	return read(this, answer, readSendResponse, 'sms_send', { ...options, idempotent: false });
 }
 
 /** Fetches the delivery reports of one batch; a read, so transient failures are retried. */
@@ -135,7 +135,7 @@ export async function fetchReports(
 		{ method: 'GET', url: '/api/sms/get_status', qs: { batch_id: batchId } },
 		{ ...options, idempotent: true, notFound: `The service does not know batch ${batchId}` },
 	);
-	return read(this, answer, readStatusResponse, { ...options, idempotent: true });
+	return read(this, answer, readStatusResponse, 'sms_get_status', { ...options, idempotent: true });
 }
 
 interface CallPolicy extends CallOptions {
@@ -193,6 +193,18 @@ async function attemptOnce(
 	return answer;
 }
 
+/**
+ * Failures before a connection carried the request: no address, no route, refused, or a TLS
+ * handshake that failed. A send that met one of these was certainly not taken.
+ */
+function neverSent(code: string | undefined): boolean {
+	if (code === undefined) return false;
+	return (
+		['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code) ||
+		/CERT|TLS|SSL/.test(code)
+	);
+}
+
 /** Connection refused means nothing was written: safe for any call. Resets and timeouts only for reads. */
 function isRetryableNetworkFailure(code: string | undefined, idempotent: boolean): boolean {
 	if (code === 'ECONNREFUSED') return true;
@@ -236,7 +248,7 @@ function networkCode(error: unknown): string | undefined {
 		cause && depth < 4;
 		depth++
 	) {
-		if (typeof cause.code === 'string' && /^E[A-Z_]+$/.test(cause.code)) return cause.code;
+		if (typeof cause.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(cause.code)) return cause.code;
 		cause = cause.cause as typeof cause;
 	}
 	return undefined;
@@ -247,7 +259,7 @@ function networkError(
 	code: string | undefined,
 	policy: CallPolicy,
 ): NodeApiError {
-	const unknownOutcome = !policy.idempotent && code !== 'ECONNREFUSED';
+	const unknownOutcome = !policy.idempotent && !neverSent(code);
 	// n8n replaces a message that names a network code with its own generic text, so the
 	// code goes into the description.
 	const message = unknownOutcome
@@ -304,6 +316,7 @@ function read<T>(
 	context: BulkSmsFunctions,
 	answer: HttpAnswer,
 	reader: (data: unknown) => T,
+	xmlRoot: string,
 	policy: CallPolicy,
 ): T {
 	const parsed = parseBody(answer.body);
@@ -316,6 +329,10 @@ function read<T>(
 			itemIndex: policy.itemIndex,
 		});
 	if (!parsed) throw unreadable('it is neither JSON nor XML');
+	// Another document (<error>, <html>) must not pass for an empty answer.
+	if (parsed.root !== undefined && parsed.root !== xmlRoot) {
+		throw unreadable(`the XML root is <${parsed.root}>, not <${xmlRoot}>`);
+	}
 	try {
 		return reader(parsed.data);
 	} catch (error) {

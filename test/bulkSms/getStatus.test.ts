@@ -210,7 +210,7 @@ describe('Get Status against odd gateways', () => {
 	it('does not read an HTML page as an empty batch', async () => {
 		reply = { type: 'text/html', body: '<html><body>Welcome</body></html>' };
 		expect(errorOf(await ask(), 'Get Status')?.message).toMatch(
-			/could not be read: status response has no reports field/,
+			/could not be read: the XML root is <html>, not <sms_get_status>/,
 		);
 	});
 });

@@ -292,6 +292,52 @@ describe('Send never sends twice', () => {
 		expect(sandbox.requests()).toHaveLength(1);
 	});
 
+	it('retries a 503, answered before any work, and sends once', async () => {
+		sandbox.setFaults({ retryAfterSeconds: 0 });
+		sandbox.queueFaults('error503', 'error503');
+		const result = await run(
+			line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
+		);
+		expect(outputOf(result, 'Send')[0].json.send_outcome).toBe('accepted');
+		expect(sandbox.requests()).toHaveLength(3);
+		expect(sandbox.received().destinations).toEqual([expect.objectContaining({ accepted: 1 })]);
+	});
+
+	it('says a send to an address where nothing listens was not sent', async () => {
+		const stopped = sandbox.baseUrl;
+		await sandbox.stop();
+		const spec = line(
+			trigger(),
+			send({ destinations: '447700900120', message: 'Hi' }, { onError: 'continueRegularOutput' }),
+		);
+		const [item] = outputOf(
+			await runWorkflow({ ...spec, credentials: credentialsFor({ baseUrl: stopped } as Sandbox) }),
+			'Send',
+		);
+		expect(item.json).toMatchObject({
+			error: 'Cannot reach the Bulk SMS service',
+			send_outcome: 'not sent',
+		});
+		sandbox = await startSandbox(); // afterEach stops it
+	});
+
+	it('checks every item before sending any, and names batches of earlier items on a failure', async () => {
+		const twoItems = (second: string) =>
+			line(
+				trigger(),
+				items([{ m: 'Hi' }, { m: second }]),
+				send({ destinations: '447700900120', message: '={{ $json.m }}' }),
+			);
+		expect(errorOf(await run(twoItems(' ')), 'Send')?.message).toBe('The message is empty');
+		expect(sandbox.requests()).toHaveLength(0);
+
+		await sandbox.upsertAccount({ username: 'demo', credits: 1 });
+		const failed = errorOf(await run(twoItems('Hello')), 'Send');
+		expect(failed?.description).toContain(
+			`Batches accepted before it: ${sandbox.received().batches[0].batch_id}.`,
+		);
+	});
+
 	it('names the batches sent before a request that failed, and what was never sent', async () => {
 		await sandbox.upsertAccount({ username: 'demo', credits: 6 });
 		const destinations = Array.from(

@@ -67,6 +67,11 @@ describe('readSendResponse', () => {
 				error: 'Invalid destination',
 			},
 		],
+		[
+			'a refusal that leaves out the counts keeps its reason',
+			'{"accepted":false,"error":"Insufficient credits"}',
+			{ accepted: false, batch_size: 0, receive_updates: false, error: 'Insufficient credits' },
+		],
 	])('%s', (_name, body, expected) => {
 		expect(readSendResponse(dataOf(body))).toEqual(expected);
 	});
@@ -180,6 +185,10 @@ describe('readStatusResponse', () => {
 		network_id: 1,
 		gateway_session_id: '2',
 	};
+	it('upper-cases a status code once, so filters and outcomes agree', () => {
+		expect(readStatusResponse({ reports: [{ ...wire, status: ' delivrd ' }] })[0].status).toBe('DELIVRD');
+	});
+
 	it.each([
 		[
 			'no reports field (some other document)',

@@ -21,7 +21,7 @@ export const getStatusDescription: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: '={{ $json.batch_id }}',
+		placeholder: 'e.g. 9007199254740993',
 		description: 'The batch_id that Send returned. Pass it as text: IDs have up to 19 digits.',
 		displayOptions: showForGetStatus,
 	},

@@ -145,14 +145,39 @@ interface SendPlan {
 	format: WireFormat;
 }
 
-/** One batch per input item, or one for all of them; a batch larger than the cap goes out in chunks. */
+/**
+ * One batch per input item, or one for all of them; a batch larger than the cap goes out in
+ * chunks. Every item is checked before anything is sent, so a bad item cannot stop a run
+ * half-sent, and a failure names every batch the run had already sent.
+ */
 export async function executeSend(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const items = this.getInputData();
 	const combine = this.getNodeParameter('sendOptions.combineItems', 0, false) as boolean;
 	const groups = combine ? [items.map((_, index) => index)] : items.map((_, index) => [index]);
-	return await forEachGroup(this, groups, async (group) =>
-		sendInChunks.call(this, await planSend.call(this, group), group),
-	);
+	const plans = await planAll.call(this, groups);
+	return await forEachGroup(this, groups, async (group, sentBefore) => {
+		const plan = plans.get(group[0]);
+		if (plan instanceof Error) throw plan;
+		return await sendInChunks.call(this, plan as SendPlan, group, sentBefore);
+	});
+}
+
+/** Plans every group; a failure stops the node, or under Continue On Fail becomes that group's error item. */
+async function planAll(
+	this: IExecuteFunctions,
+	groups: number[][],
+): Promise<Map<number, SendPlan | Error>> {
+	const plans = new Map<number, SendPlan | Error>();
+	for (const group of groups) {
+		try {
+			plans.set(group[0], await planSend.call(this, group));
+		} catch (error) {
+			const nodeError = asNodeError(this, error, group[0]);
+			if (!this.continueOnFail()) throw nodeError;
+			plans.set(group[0], nodeError);
+		}
+	}
+	return plans;
 }
 
 async function planSend(this: IExecuteFunctions, group: number[]): Promise<SendPlan> {
@@ -283,6 +308,7 @@ async function sendInChunks(
 	this: IExecuteFunctions,
 	plan: SendPlan,
 	group: number[],
+	sentBefore: readonly INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
 	const chunks = chunk(plan.destinations, plan.maxPerRequest);
 	const output: INodeExecutionData[] = [];
@@ -299,15 +325,16 @@ async function sendInChunks(
 			group[0],
 		);
 		if (failure) {
-			explainChunkFailure(
-				failure,
-				json,
-				output,
-				plan.destinations.length - (index + 1) * plan.maxPerRequest,
-			);
+			const notSent = plan.destinations.slice((index + 1) * plan.maxPerRequest);
+			explainChunkFailure(failure, json, [...sentBefore, ...output], notSent.length);
 			if (!this.continueOnFail()) throw failure;
 			output.push({
-				json: { ...json, error: failure.message, description: failure.description },
+				json: {
+					...json,
+					not_sent: notSent,
+					error: failure.message,
+					description: failure.description,
+				},
 				pairedItem,
 			});
 			return output;
@@ -363,11 +390,14 @@ async function sendChunk(
 function explainChunkFailure(
 	failure: NodeApiError | NodeOperationError,
 	json: IDataObject,
-	sentBefore: INodeExecutionData[],
+	sentBefore: readonly INodeExecutionData[],
 	notSentAfter: number,
 ): void {
 	const here = `this request's ${String(json.requested)} destination(s)`;
-	const accepted = sentBefore.map((item) => item.json.batch_id).join(', ');
+	const accepted = sentBefore
+		.filter((item) => item.json.send_outcome === 'accepted')
+		.map((item) => item.json.batch_id)
+		.join(', ');
 	failure.description = [
 		failure.description,
 		json.send_outcome === 'unknown'

@@ -16,7 +16,8 @@ export interface SendResponse {
 	batch_id?: string;
 	batch_size: number;
 	receive_updates: boolean;
-	remaining_credits: number;
+	/** Absent only on a refusal from a gateway that left it out. */
+	remaining_credits?: number;
 	error?: string;
 }
 
@@ -32,12 +33,17 @@ export interface RawReport {
 export function readSendResponse(data: unknown): SendResponse {
 	const body = record(data, 'send response');
 	const accepted = readBoolean(body, 'accepted');
+	// A refusal is read even when a gateway leaves out the counts: its reason is what matters,
+	// and calling it unreadable would wrongly suggest the batch may have been sent.
+	const present = (field: string) =>
+		accepted || (body[field] !== undefined && body[field] !== null);
 	const result: SendResponse = {
 		accepted,
-		batch_size: readCount(body, 'batch_size'),
-		receive_updates: readBoolean(body, 'receive_updates'),
-		remaining_credits: readNumber(body, 'remaining_credits'),
+		batch_size: present('batch_size') ? readCount(body, 'batch_size') : 0,
+		receive_updates: present('receive_updates') ? readBoolean(body, 'receive_updates') : false,
 	};
+	if (present('remaining_credits'))
+		result.remaining_credits = readNumber(body, 'remaining_credits');
 	const batchId = optional(body, 'batch_id', readId, 'send response: batch_id');
 	// Without a batch id an accepted batch can never be followed: that is a broken answer.
 	if (accepted && batchId === undefined) {
@@ -77,7 +83,8 @@ function readReport(item: unknown, where: string): RawReport {
 	return {
 		batch_id: readId(report.batch_id, at('batch_id')),
 		msisdn: readDigitsText(report.msisdn, at('msisdn')),
-		status: readCode(report.status, at('status')),
+		// Upper-cased once here, so filters, counts and outcomes all see the same code.
+		status: readCode(report.status, at('status')).toUpperCase(),
 		network_id: readInteger(report.network_id, at('network_id')),
 		gateway_session_id: readId(report.gateway_session_id, at('gateway_session_id')),
 		// ENROUTE messages have no date yet; some bodies omit it, others send it empty.
