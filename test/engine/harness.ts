@@ -594,6 +594,11 @@ export interface PollSpec extends EngineOptions {
 	 */
 	persisted?: IDataObject;
 	mode?: 'trigger' | 'manual';
+	/**
+	 * The poll n8n runs when the workflow is activated: afterwards the product saves the static
+	 * data whatever the poll returned (WorkflowTriggerActivator: saveStaticData after registering).
+	 */
+	activation?: boolean;
 }
 
 export interface PollOutcome {
@@ -645,7 +650,7 @@ export async function pollOnce(spec: PollSpec): Promise<PollOutcome> {
 	// TriggerExecutionContextFactory.getExecutePollFunctions: __emit saves static data
 	// (WorkflowStaticDataService.saveStaticData: only if __dataChanged, then clears it) and
 	// starts an execution; __emitError records a failed execution.
-	const emit = () => {
+	const saveStaticData = () => {
 		const changed =
 			pendingChanges.get(staticData) === true || workflow.staticData.__dataChanged === true;
 		if (!changed) return;
@@ -659,7 +664,7 @@ export async function pollOnce(spec: PollSpec): Promise<PollOutcome> {
 		additionalData,
 		'trigger',
 		'activate',
-		emit,
+		saveStaticData,
 		() => {},
 	);
 	const remember = () => {
@@ -675,6 +680,7 @@ export async function pollOnce(spec: PollSpec): Promise<PollOutcome> {
 	remember();
 	// PollTriggerExecutor: only a non-null result is emitted.
 	if (result !== null) context.__emit(result);
+	else if (spec.activation) saveStaticData();
 	return { result, staticData, persisted };
 }
 

@@ -99,6 +99,7 @@ function triggerNode(p: TriggerParameters): INode {
 export class Watcher {
 	readonly staticData: IDataObject = {};
 	readonly persisted: IDataObject = {};
+	private activated = false;
 
 	constructor(
 		private baseUrl: string,
@@ -106,7 +107,11 @@ export class Watcher {
 	) {}
 
 	private spec(mode: 'trigger' | 'manual') {
+		// The first poll is the one n8n runs on activation, after which it saves the static data.
+		const activation = mode === 'trigger' && !this.activated;
+		if (activation) this.activated = true;
 		return {
+			activation,
 			node: triggerNode(this.parameters),
 			credentials: {
 				bulkSmsApi: {
@@ -131,6 +136,12 @@ export class Watcher {
 		const outcome = await this.poll();
 		if (outcome.error) throw outcome.error;
 		return outcome.result?.[0].map((item) => item.json) ?? [];
+	}
+
+	/** n8n restarted: what was only in memory is gone; the saved static data is loaded again. */
+	restart(): void {
+		for (const key of Object.keys(this.staticData)) delete this.staticData[key];
+		Object.assign(this.staticData, JSON.parse(JSON.stringify(this.persisted)) as IDataObject);
 	}
 
 	async fetchTestEvent(): Promise<PollOutcome> {

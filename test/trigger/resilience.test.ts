@@ -120,6 +120,19 @@ describe('a poll that fails part-way', () => {
 	);
 });
 
+describe('n8n restarting between polls', () => {
+	it('loses nothing and repeats nothing: the activation poll and every emit save the state', async () => {
+		const id = await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: id, emit: 'final' });
+		expect(await watcher.emitted()).toEqual([]); // activation: baseline, saved
+		watcher.restart();
+		sb.advance(FINAL_AFTER_MS);
+		expect(changes(await watcher.emitted())).toEqual([`${NUMBER.delivered(1)} ENROUTE>DELIVRD`]);
+		watcher.restart();
+		expect(await watcher.emitted()).toEqual([]);
+	});
+});
+
 describe('overlapping polls', () => {
 	it('emit a change once when a slow poll outlives the interval', async () => {
 		proxy = await new Proxy(sb.baseUrl).start();
