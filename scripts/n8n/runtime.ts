@@ -106,8 +106,6 @@ export function freePort(): Promise<number> {
 export interface InstanceOptions {
 	/** keep the user folder after stop() (to look at the database or logs); default false */
 	keepUserFolder?: boolean;
-	/** n8n's log level for server and CLI; default 'info': below it `n8n execute` prints no run data */
-	logLevel?: 'info' | 'debug';
 }
 
 export class N8nInstance {
@@ -141,7 +139,8 @@ export class N8nInstance {
 			N8N_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_SECURE_COOKIE: 'false',
-			N8N_LOG_LEVEL: this.options.logLevel ?? 'info',
+			// below 'info' `n8n execute` prints no run data
+			N8N_LOG_LEVEL: 'info',
 			...extra,
 		};
 	}
@@ -366,10 +365,6 @@ function exitCode(child: ChildProcess): Promise<number> {
 export interface ServerOptions {
 	/** fixed HTTP port (the editor script wants a stable URL); default: a free one */
 	port?: number;
-	/** how long to wait for /healthz/readiness; default 90 s */
-	readyTimeoutMs?: number;
-	/** where to copy the server's output; default: kept in memory only, shown on failure */
-	log?: NodeJS.WritableStream;
 }
 
 export interface RequestOptions {
@@ -405,20 +400,10 @@ export class N8nServer {
 		for (const stream of [child.stdout, child.stderr]) {
 			stream?.on('data', (chunk: Buffer) => {
 				server.output += chunk.toString('utf8');
-				options.log?.write(chunk);
 			});
 		}
-		await server.waitReady(options.readyTimeoutMs ?? 90_000);
+		await server.waitReady(90_000);
 		return server;
-	}
-
-	get pid(): number | undefined {
-		return this.child.pid;
-	}
-
-	/** What the server printed so far: a failing test shows it. */
-	get logs(): string {
-		return this.output;
 	}
 
 	private async waitReady(timeoutMs: number): Promise<void> {
