@@ -51,7 +51,7 @@ describe('shapeReport', () => {
 	it('a date in neither wire form is a response shape error', () => {
 		expect(() => shapeReport(raw('DELIVRD', '29/03/2026'), 'UTC')).toThrow(
 			new ResponseShapeError(
-				'report for 447700900123: delivery_date "29/03/2026" is not a date: expected yyyy-MM-dd HH:mm:ss.S or yyMMddHHmmss',
+				'report 98765432109876543210: delivery_date "29/03/2026" is not a date: expected yyyy-MM-dd HH:mm:ss.S or yyMMddHHmmss',
 			),
 		);
 	});

@@ -186,7 +186,9 @@ describe('readStatusResponse', () => {
 		gateway_session_id: '2',
 	};
 	it('upper-cases a status code once, so filters and outcomes agree', () => {
-		expect(readStatusResponse({ reports: [{ ...wire, status: ' delivrd ' }] })[0].status).toBe('DELIVRD');
+		expect(readStatusResponse({ reports: [{ ...wire, status: ' delivrd ' }] })[0].status).toBe(
+			'DELIVRD',
+		);
 	});
 
 	it.each([
@@ -201,6 +203,11 @@ describe('readStatusResponse', () => {
 			'msisdn missing',
 			{ reports: [wire, { ...wire, msisdn: undefined }] },
 			'reports[1].msisdn is missing',
+		],
+		[
+			'a date in neither form',
+			{ reports: [{ ...wire, delivery_date: '29/03/2026' }] },
+			'reports[0].delivery_date: delivery_date "29/03/2026" is not a date: expected yyyy-MM-dd HH:mm:ss.S or yyMMddHHmmss',
 		],
 		['status empty', { reports: [{ ...wire, status: '' }] }, 'reports[0].status is empty'],
 		[

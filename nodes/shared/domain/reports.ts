@@ -43,7 +43,7 @@ export function shapeReport(raw: RawReport, timeZone: string): DeliveryReport {
 function readDate(raw: RawReport, timeZone: string): string | null {
 	const result = readDeliveryDate(raw.delivery_date, timeZone);
 	if ('problem' in result)
-		throw new ResponseShapeError(`report for ${raw.msisdn}: ${result.problem}`);
+		throw new ResponseShapeError(`report ${raw.gateway_session_id}: ${result.problem}`);
 	return result.iso;
 }
 

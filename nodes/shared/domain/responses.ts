@@ -2,6 +2,7 @@
  * Turns a parsed body (JSON or XML, see body.ts) into typed values. XML gives every field as
  * text and JSON gives numbers and booleans, so each reader accepts both spellings.
  */
+import { readDeliveryDate } from './dates';
 
 /** The body parsed but does not have the shape the interface describes. */
 export class ResponseShapeError extends Error {
@@ -88,8 +89,18 @@ function readReport(item: unknown, where: string): RawReport {
 		network_id: readInteger(report.network_id, at('network_id')),
 		gateway_session_id: readId(report.gateway_session_id, at('gateway_session_id')),
 		// ENROUTE messages have no date yet; some bodies omit it, others send it empty.
-		delivery_date: optional(report, 'delivery_date', readText, at('delivery_date')) ?? '',
+		delivery_date: readDateText(
+			optional(report, 'delivery_date', readText, at('delivery_date')) ?? '',
+			at('delivery_date'),
+		),
 	};
+}
+
+/** Checked at the edge, so a bad date is an unreadable answer like any other broken field. */
+function readDateText(text: string, where: string): string {
+	const read = readDeliveryDate(text, 'UTC');
+	if ('problem' in read) throw new ResponseShapeError(`${where}: ${read.problem}`);
+	return text;
 }
 
 // ---------------------------------------------------------------- field readers
