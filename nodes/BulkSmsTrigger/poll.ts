@@ -1,5 +1,5 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../shared/domain/body';
 import { readBatchId } from '../shared/domain/batchId';
@@ -155,24 +155,12 @@ function explainFailure(
 
 // ---------------------------------------------------------------- output
 
-function shapeChecked(this: IPollFunctions, shape: Shape, raw: RawReport): DeliveryReport {
-	try {
-		return shape(raw);
-	} catch (error) {
-		// shapeReport throws only for a delivery_date in neither documented format.
-		throw new NodeApiError(this.getNode(), { batch_id: raw.batch_id } as JsonObject, {
-			message: `The service's answer for batch ${raw.batch_id} could not be read: ${(error as Error).message}`,
-			description: "Nothing was emitted and the trigger's memory is unchanged.",
-		});
-	}
-}
-
 function reportItem(
 	this: IPollFunctions,
 	emission: ReportEmission<RawReport>,
 	shape: Shape,
 ): INodeExecutionData {
-	const { batch_id, msisdn, status, ...rest } = shapeChecked.call(this, shape, emission.report);
+	const { batch_id, msisdn, status, ...rest } = shape(emission.report);
 	return { json: { batch_id, msisdn, status, previous_status: emission.previousStatus, ...rest } };
 }
 
@@ -183,7 +171,7 @@ function summaryItem(
 	settings: Settings,
 	shape: Shape,
 ): INodeExecutionData {
-	const reports = batch.reports.map((raw) => shapeChecked.call(this, shape, raw));
+	const reports = batch.reports.map(shape);
 	const json: IDataObject = { ...summariseReports(batch.batchId, reports) };
 	if (settings.statuses.length > 0) {
 		json.reports = reports.filter((report) =>
