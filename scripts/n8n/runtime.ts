@@ -52,6 +52,29 @@ async function killGroup(child: ChildProcess, graceMs = 5000): Promise<void> {
 	while (groupAlive(pid) && Date.now() < deadline) await sleep(100);
 	signalGroup(pid, 'SIGKILL');
 	running.delete(child);
+	if (GROUPS_DIR) fs.rmSync(path.join(GROUPS_DIR, String(pid)), { force: true });
+}
+
+/**
+ * Jest gives test files their own `process` events, so the exit hook below never fires in a
+ * test run. When BULKSMS_N8N_GROUPS_DIR is set (by e2e/global-setup.ts), each n8n process group
+ * is also recorded there, and the test runner's own process kills what is left.
+ */
+const GROUPS_DIR = process.env.BULKSMS_N8N_GROUPS_DIR;
+
+function track(child: ChildProcess): void {
+	running.add(child);
+	if (GROUPS_DIR && child.pid !== undefined)
+		fs.writeFileSync(path.join(GROUPS_DIR, String(child.pid)), '');
+}
+
+/** Kills every process group recorded in `dir` (see GROUPS_DIR). */
+export function killRecordedGroups(dir: string): void {
+	if (!fs.existsSync(dir)) return;
+	for (const name of fs.readdirSync(dir)) {
+		signalGroup(Number(name), 'SIGKILL');
+		fs.rmSync(path.join(dir, name), { force: true });
+	}
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
@@ -164,7 +187,7 @@ export class N8nInstance {
 			detached: true,
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});
-		running.add(child);
+		track(child);
 		const timer = setTimeout(() => void killGroup(child, 0), timeoutMs);
 		const [stdout, stderr, code] = await Promise.all([
 			collect(child.stdout),
@@ -395,7 +418,7 @@ export class N8nServer {
 			detached: true,
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});
-		running.add(child);
+		track(child);
 		const server = new N8nServer(`http://127.0.0.1:${port}`, child);
 		for (const stream of [child.stdout, child.stderr]) {
 			stream?.on('data', (chunk: Buffer) => {
