@@ -2,6 +2,7 @@
  * BulkSms Send through n8n's real engine (WorkflowExecute, expressions, generic auth)
  * against the sandbox on 127.0.0.1.
  */
+import type { INode, INodeParameters } from 'n8n-workflow';
 import { errorOf, outputOf, runWorkflow } from '../engine/harness';
 import { FIRST_BATCH_ID, startSandbox, type Sandbox } from '../../sandbox/server';
 import { credentialsFor, items, line, send, trigger } from './workflow';
@@ -17,6 +18,10 @@ afterEach(async () => {
 
 const run = (spec: ReturnType<typeof line>, credentials = credentialsFor(sandbox)) =>
 	runWorkflow({ ...spec, credentials });
+
+/** Manual Trigger → Send 'Hi' to one delivering test number, with these parameters on top. */
+const sendOne = (parameters: INodeParameters = {}, extra?: Partial<INode>) =>
+	line(trigger(), send({ destinations: '447700900120', message: 'Hi', ...parameters }, extra));
 
 describe('Send', () => {
 	it('normalises, deduplicates and skips with reasons, then sends once', async () => {
@@ -58,12 +63,7 @@ describe('Send', () => {
 	it('keeps a batch id above 2^53 exact in JSON and in XML', async () => {
 		const ids: string[] = [];
 		for (const format of ['json', 'xml']) {
-			const result = await run(
-				line(
-					trigger(),
-					send({ destinations: '447700900120', message: 'Hi', sendOptions: { format } }),
-				),
-			);
+			const result = await run(sendOne({ sendOptions: { format } }));
 			const [batch] = outputOf(result, 'Send');
 			expect(typeof batch.json.batch_id).toBe('string');
 			expect(BigInt(batch.json.batch_id as string)).toBeGreaterThan(2n ** 53n);
@@ -92,15 +92,7 @@ describe('Send', () => {
 
 	it('sends the validity in the service time zone', async () => {
 		const result = await run(
-			line(
-				trigger(),
-				send({
-					destinations: '447700900120',
-					message: 'Hi',
-					validity: 'until',
-					validityUntil: '2099-01-02T03:04:05Z',
-				}),
-			),
+			sendOne({ validity: 'until', validityUntil: '2099-01-02T03:04:05Z' }),
 			credentialsFor(sandbox, { timeZone: 'Europe/Berlin' }),
 		);
 		expect(outputOf(result, 'Send')[0].json).toMatchObject({
@@ -110,17 +102,7 @@ describe('Send', () => {
 	});
 
 	it('refuses a validity in the past before sending', async () => {
-		const result = await run(
-			line(
-				trigger(),
-				send({
-					destinations: '447700900120',
-					message: 'Hi',
-					validity: 'until',
-					validityUntil: '2001-01-01T00:00:00Z',
-				}),
-			),
-		);
+		const result = await run(sendOne({ validity: 'until', validityUntil: '2001-01-01T00:00:00Z' }));
 		expect(errorOf(result, 'Send')?.message).toMatch(/validity ends in the past/);
 		expect(sandbox.requests()).toHaveLength(0);
 	});
@@ -174,20 +156,14 @@ describe('Send', () => {
 	});
 
 	it('reports refused credentials without leaking them', async () => {
-		const result = await run(
-			line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
-			credentialsFor(sandbox, { password: 'not-the-password' }),
-		);
+		const result = await run(sendOne(), credentialsFor(sandbox, { password: 'not-the-password' }));
 		const error = errorOf(result, 'Send');
 		expect(error?.message).toBe('The service refused the credentials (HTTP 401)');
 		expect(JSON.stringify(error)).not.toContain('not-the-password');
 	});
 
 	it('refuses a base URL that is not http(s)', async () => {
-		const result = await run(
-			line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
-			credentialsFor(sandbox, { baseUrl: 'ftp://127.0.0.1' }),
-		);
+		const result = await run(sendOne(), credentialsFor(sandbox, { baseUrl: 'ftp://127.0.0.1' }));
 		expect(errorOf(result, 'Send')?.message).toMatch(/Base URL .* not an http\(s\) address/);
 	});
 
@@ -256,18 +232,14 @@ describe('Send never sends twice', () => {
 	it('retries when the service certainly did not take the send (429 with Retry-After)', async () => {
 		sandbox.setFaults({ retryAfterSeconds: 0 });
 		sandbox.queueFaults('error429');
-		const result = await run(
-			line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
-		);
+		const result = await run(sendOne());
 		expect(outputOf(result, 'Send')[0].json.accepted).toBe(true);
 		expect(sandbox.received().destinations).toEqual([expect.objectContaining({ accepted: 1 })]);
 	});
 
 	it('reports an unknown outcome, without resending, when the connection drops after sending', async () => {
 		sandbox.queueFaults('dropAfter');
-		const result = await run(
-			line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
-		);
+		const result = await run(sendOne());
 		const error = errorOf(result, 'Send');
 		expect(error?.message).toMatch(/outcome is unknown/);
 		expect(error?.description).toMatch(
@@ -279,10 +251,7 @@ describe('Send never sends twice', () => {
 
 	it('does not retry a 500 on a send, whose outcome is unknown', async () => {
 		sandbox.queueFaults('error500');
-		const spec = line(
-			trigger(),
-			send({ destinations: '447700900120', message: 'Hi' }, { onError: 'continueRegularOutput' }),
-		);
+		const spec = sendOne({}, { onError: 'continueRegularOutput' });
 		const [item] = outputOf(await run(spec), 'Send');
 		expect(item.json).toMatchObject({
 			error: 'The service failed (HTTP 500)',
@@ -295,9 +264,7 @@ describe('Send never sends twice', () => {
 	it('retries a 503, answered before any work, and sends once', async () => {
 		sandbox.setFaults({ retryAfterSeconds: 0 });
 		sandbox.queueFaults('error503', 'error503');
-		const result = await run(
-			line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
-		);
+		const result = await run(sendOne());
 		expect(outputOf(result, 'Send')[0].json.send_outcome).toBe('accepted');
 		expect(sandbox.requests()).toHaveLength(3);
 		expect(sandbox.received().destinations).toEqual([expect.objectContaining({ accepted: 1 })]);
@@ -306,10 +273,7 @@ describe('Send never sends twice', () => {
 	it('says a send to an address where nothing listens was not sent', async () => {
 		const stopped = sandbox.baseUrl;
 		await sandbox.stop();
-		const spec = line(
-			trigger(),
-			send({ destinations: '447700900120', message: 'Hi' }, { onError: 'continueRegularOutput' }),
-		);
+		const spec = sendOne({}, { onError: 'continueRegularOutput' });
 		const [item] = outputOf(
 			await runWorkflow({ ...spec, credentials: credentialsFor({ baseUrl: stopped } as Sandbox) }),
 			'Send',
