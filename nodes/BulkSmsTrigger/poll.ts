@@ -54,8 +54,8 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	if (JSON.stringify(staticData[STATE_KEY] ?? null) !== startedFrom) return null;
 	const step = advance(state, watched, fetched, settings);
 	const items = [
-		...step.reports.map((emission) => reportItem.call(this, emission, shape)),
-		...step.finished.map((batch) => summaryItem.call(this, batch, settings, shape)),
+		...step.reports.map((emission) => reportItem(emission, shape)),
+		...step.finished.map((batch) => summaryItem(batch, settings, shape)),
 	];
 	if (JSON.stringify(step.state) !== startedFrom) {
 		staticData[STATE_KEY] = step.state as unknown as IDataObject;
@@ -155,18 +155,13 @@ function explainFailure(
 
 // ---------------------------------------------------------------- output
 
-function reportItem(
-	this: IPollFunctions,
-	emission: ReportEmission<RawReport>,
-	shape: Shape,
-): INodeExecutionData {
+function reportItem(emission: ReportEmission<RawReport>, shape: Shape): INodeExecutionData {
 	const { batch_id, msisdn, status, ...rest } = shape(emission.report);
 	return { json: { batch_id, msisdn, status, previous_status: emission.previousStatus, ...rest } };
 }
 
 /** The Get Status batch summary; lists reports only when a status filter says which. */
 function summaryItem(
-	this: IPollFunctions,
 	batch: BatchFinished<RawReport>,
 	settings: Settings,
 	shape: Shape,
@@ -193,12 +188,10 @@ async function sample(
 ): Promise<INodeExecutionData[][] | null> {
 	const raw = await fetchReports.call(this, batchId, { format: settings.format });
 	if (settings.mode === 'batchFinal')
-		return [[summaryItem.call(this, { batchId, reports: raw }, settings, shape)]];
+		return [[summaryItem({ batchId, reports: raw }, settings, shape)]];
 	const matching = raw.filter((report) => wanted(report.status, settings));
 	// With no report in the chosen statuses yet, any report still shows the fields to map.
 	const shown = (matching.length > 0 ? matching : raw).slice(0, SAMPLE_SIZE);
-	const items = shown.map((report) =>
-		reportItem.call(this, { batchId, report, previousStatus: null }, shape),
-	);
+	const items = shown.map((report) => reportItem({ batchId, report, previousStatus: null }, shape));
 	return items.length > 0 ? [items] : null;
 }
