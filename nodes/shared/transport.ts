@@ -1,4 +1,5 @@
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestOptions,
@@ -56,6 +57,8 @@ interface HttpAnswer {
 	statusCode: number;
 	headers: IDataObject;
 	body: string;
+	/** The account's secrets, to blank out of any excerpt of the body (a proxy may echo them). */
+	secrets: readonly string[];
 }
 
 const CREDENTIAL = 'bulkSmsApi';
@@ -69,7 +72,14 @@ export async function serviceSettings(
 	this: BulkSmsFunctions,
 	itemIndex = 0,
 ): Promise<ServiceSettings> {
-	const credentials = await this.getCredentials(CREDENTIAL, itemIndex);
+	return settingsOf.call(this, await this.getCredentials(CREDENTIAL, itemIndex), itemIndex);
+}
+
+function settingsOf(
+	this: BulkSmsFunctions,
+	credentials: ICredentialDataDecryptedObject,
+	itemIndex: number,
+): ServiceSettings {
 	const baseUrl = String(credentials.baseUrl ?? '')
 		.trim()
 		.replace(/\/+$/, '');
@@ -148,7 +158,9 @@ async function call(
 	request: Pick<IHttpRequestOptions, 'method' | 'url' | 'qs' | 'body' | 'headers'>,
 	policy: CallPolicy,
 ): Promise<HttpAnswer> {
-	const { baseUrl } = await serviceSettings.call(this, policy.itemIndex);
+	const credentials = await this.getCredentials(CREDENTIAL, policy.itemIndex);
+	const { baseUrl } = settingsOf.call(this, credentials, policy.itemIndex ?? 0);
+	const secrets = secretsOf(credentials);
 	const options: IHttpRequestOptions = {
 		...request,
 		baseURL: baseUrl,
@@ -161,12 +173,15 @@ async function call(
 	};
 	for (let attempt = 1; ; attempt++) {
 		const answer = await attemptOnce.call(this, options, policy, attempt);
-		if (!('retryAfterMs' in answer)) return checkStatus.call(this, answer, policy);
+		if (!('retryAfterMs' in answer)) return checkStatus.call(this, { ...answer, secrets }, policy);
 		await sleep(answer.retryAfterMs);
 	}
 }
 
-type Attempt = HttpAnswer | { retryAfterMs: number };
+/** An answer as it came off the wire, before it is tied to the account it was made for. */
+type RawAnswer = Omit<HttpAnswer, 'secrets'>;
+
+type Attempt = RawAnswer | { retryAfterMs: number };
 
 async function attemptOnce(
 	this: BulkSmsFunctions,
@@ -175,7 +190,7 @@ async function attemptOnce(
 	attempt: number,
 ): Promise<Attempt> {
 	const canRetry = attempt < MAX_ATTEMPTS;
-	let answer: HttpAnswer;
+	let answer: RawAnswer;
 	try {
 		answer = toAnswer(
 			await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL, { ...options }),
@@ -232,7 +247,7 @@ function retryAfterMs(headers: IDataObject, attempt: number): number {
 	return backoffMs(attempt);
 }
 
-function toAnswer(response: unknown): HttpAnswer {
+function toAnswer(response: unknown): RawAnswer {
 	const full = (response ?? {}) as { statusCode?: number; headers?: IDataObject; body?: unknown };
 	const body = full.body;
 	return {
@@ -282,7 +297,7 @@ function checkStatus(this: BulkSmsFunctions, answer: HttpAnswer, policy: CallPol
 	if (status >= 200 && status < 300) return answer;
 	const ErrorClass = errorClassFor(policy, status);
 	const fail = (message: string, description: string) =>
-		new ErrorClass(this.getNode(), { status, excerpt: excerpt(answer.body) } as JsonObject, {
+		new ErrorClass(this.getNode(), { status, excerpt: excerpt(answer) } as JsonObject, {
 			message,
 			description,
 			httpCode: String(status),
@@ -307,9 +322,9 @@ function checkStatus(this: BulkSmsFunctions, answer: HttpAnswer, policy: CallPol
 		);
 	}
 	if (status >= 500) {
-		throw fail(`The service failed (HTTP ${status})`, `It answered: ${excerpt(answer.body)}`);
+		throw fail(`The service failed (HTTP ${status})`, `It answered: ${excerpt(answer)}`);
 	}
-	throw fail(`The service answered HTTP ${status}`, `It answered: ${excerpt(answer.body)}`);
+	throw fail(`The service answered HTTP ${status}`, `It answered: ${excerpt(answer)}`);
 }
 
 function read<T>(
@@ -324,7 +339,7 @@ function read<T>(
 	const unreadable = (why: string) =>
 		new ErrorClass(context.getNode(), { status: answer.statusCode } as JsonObject, {
 			message: `The service's answer could not be read: ${why}`,
-			description: `HTTP ${answer.statusCode}, body starts: ${excerpt(answer.body)}`,
+			description: `HTTP ${answer.statusCode}, body starts: ${excerpt(answer)}`,
 			httpCode: String(answer.statusCode),
 			itemIndex: policy.itemIndex,
 		});
@@ -341,9 +356,19 @@ function read<T>(
 	}
 }
 
-/** A short, single-line view of a body for error messages. */
-function excerpt(body: string): string {
-	const line = body.replace(/\s+/g, ' ').trim();
+/** The password and the Basic token: what must never reach an error, even echoed by a proxy. */
+function secretsOf({ username, password }: ICredentialDataDecryptedObject): string[] {
+	const basic = Buffer.from(`${String(username ?? '')}:${String(password ?? '')}`).toString(
+		'base64',
+	);
+	return [String(password ?? ''), basic].filter((secret) => secret !== '');
+}
+
+/** A short, single-line view of a body for error messages, secrets blanked before it is cut. */
+function excerpt({ body, secrets }: HttpAnswer): string {
+	let text = body;
+	for (const secret of secrets) text = text.split(secret).join('***');
+	const line = text.replace(/\s+/g, ' ').trim();
 	if (line === '') return '(empty)';
 	return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
