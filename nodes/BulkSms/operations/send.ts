@@ -30,7 +30,7 @@ export const sendDescription: INodeProperties[] = [
 		required: true,
 		placeholder: '447700900123, 447700900124',
 		description:
-			'Mobile numbers in international format, separated by commas, semicolons or new lines, or an expression that returns a list. Written like +44 7700 900123 or 0044-7700-900123 is fine.',
+			'Mobile numbers in international format, separated by commas, semicolons, new lines or spaces, or an expression that returns a list. Written like +44 7700 900123 or 0044-7700-900123 is fine: spaces inside one number are kept together.',
 		displayOptions: showForSend,
 	},
 	{
@@ -328,9 +328,13 @@ async function sendInChunks(
 			const notSent = plan.destinations.slice((index + 1) * plan.maxPerRequest);
 			explainChunkFailure(failure, json, [...sentBefore, ...output], notSent.length);
 			if (!this.continueOnFail()) throw failure;
+			// n8n's Continue On Fail items carry the message in `error`; the service's own
+			// `error` text moves to `service_error` so that it is not lost.
+			const { error: serviceError, ...fields } = json;
 			output.push({
 				json: {
-					...json,
+					...fields,
+					...(serviceError === undefined ? {} : { service_error: serviceError }),
 					not_sent: notSent,
 					error: failure.message,
 					description: failure.description,
