@@ -9,7 +9,8 @@
  *   --keep     keep n8n's user folder (its path is printed) to look at the database or logs
  * Environment: BULKSMS_BASE_URL, BULKSMS_USERNAME, BULKSMS_PASSWORD, BULKSMS_TIME_ZONE: a real
  * service instead of the sandbox; BULKSMS_DESTINATIONS: numbers to send to instead of the
- * example's test numbers (do set it for a real service: they are fictional numbers).
+ * example's test numbers (required with a real service: the example's numbers are fictional, and
+ * sending to them would spend real credits).
  */
 import { packRepo } from './package';
 import { N8nInstance, nodeRuns, type JsonObject } from './runtime';
@@ -50,6 +51,15 @@ function demoWorkflow(env: NodeJS.ProcessEnv): JsonObject {
 	const example = loadExample('send-and-track');
 	const destinations = env.BULKSMS_DESTINATIONS;
 	return destinations ? withParameters(example, SEND_NODE_NAME, { destinations }) : example;
+}
+
+/** Real credits must not go to the example's fictional numbers: checked before anything starts. */
+function checkDestinations(env: NodeJS.ProcessEnv): void {
+	if (env.BULKSMS_BASE_URL && !env.BULKSMS_DESTINATIONS) {
+		throw new Error(
+			'BULKSMS_BASE_URL is set: set BULKSMS_DESTINATIONS to the numbers to send to (the example numbers are fictional and would cost real credits), or unset it to use the sandbox',
+		);
+	}
 }
 
 interface Outcome {
@@ -102,6 +112,7 @@ async function runDemo(args: Args, service: Service, n8n: N8nInstance): Promise<
 async function main(): Promise<number> {
 	const started = Date.now();
 	const args = parseArgs(process.argv.slice(2));
+	checkDestinations(process.env);
 	const service = await startService();
 	const n8n = await N8nInstance.create({ keepUserFolder: args.keep });
 	try {
