@@ -12,7 +12,7 @@ module.exports = {
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
 	// Each file starts its own n8n (0.5-0.75 GB each): one at a time keeps the machine responsive.
 	maxWorkers: 1,
-	// Provisioning on a cold cache takes minutes; the polling trigger waits for n8n's schedule.
+	// Provisioning on a cold cache takes minutes; one trigger test waits up to 75 s for n8n's schedule.
 	testTimeout: 240000,
 	globalSetup: '<rootDir>/e2e/global-setup.ts',
 };
