@@ -356,12 +356,17 @@ function read<T>(
 	}
 }
 
-/** The password and the Basic token: what must never reach an error, even echoed by a proxy. */
+/**
+ * The password and the Basic token: what must never reach an error, even echoed by a proxy,
+ * also as a form, a URL or a JSON string would write the password.
+ */
 function secretsOf({ username, password }: ICredentialDataDecryptedObject): string[] {
-	const basic = Buffer.from(`${String(username ?? '')}:${String(password ?? '')}`).toString(
-		'base64',
-	);
-	return [String(password ?? ''), basic].filter((secret) => secret !== '');
+	const secret = String(password ?? '');
+	if (secret === '') return [];
+	const basic = Buffer.from(`${String(username ?? '')}:${secret}`).toString('base64');
+	const written = [encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+	// Longest first, so that a longer form is blanked whole rather than around a shorter one.
+	return [...new Set([basic, secret, ...written])].sort((a, b) => b.length - a.length);
 }
 
 /** A short, single-line view of a body for error messages, secrets blanked before it is cut. */
