@@ -134,6 +134,46 @@ describe('Get Status', () => {
 		]);
 	});
 
+	it.each([
+		[
+			['UNDELIV', 'REJECTD'],
+			['447700900126', '447700900127'],
+		],
+		[['ENROUTE'], ['447700900129']],
+		[['EXPIRED'], []],
+	])('keeps only the reports in %j, one item each', async (statuses, msisdns) => {
+		const batchId = await sendTestNumbers();
+		sandbox.advance(60_000);
+		const reports = outputOf(
+			await statusOf(batchId, { statusOptions: { statuses } }),
+			'Get Status',
+		);
+		expect(reports.map((r) => r.json.msisdn)).toEqual(msisdns);
+		expect(reports.every((r) => statuses.includes(r.json.status as string))).toBe(true);
+		expect(reports.every((r) => r.json.batch_id === batchId)).toBe(true);
+	});
+
+	it('says the service failed on a 5xx that outlasts the retries, or continues with an error item', async () => {
+		sandbox.setFaults({ error500Rate: 1 });
+		const error = errorOf(await statusOf('9007199254740993'), 'Get Status');
+		expect(error?.message).toBe('The service failed (HTTP 500)');
+		expect(error?.description).toBe(
+			'It answered: {"error":"injected fault: internal server error"}',
+		);
+		expect(sandbox.requests().map((r) => r.outcome)).toEqual([500, 500, 500]);
+
+		const continued = await statusOf('9007199254740993', {}, 'continueRegularOutput');
+		expect(outputOf(continued, 'Get Status')).toEqual([
+			{
+				json: {
+					error: 'The service failed (HTTP 500)',
+					description: 'It answered: {"error":"injected fault: internal server error"}',
+				},
+				pairedItem: [{ item: 0 }],
+			},
+		]);
+	});
+
 	it('says when the service does not know the batch, or continues with an error item', async () => {
 		const failed = await statusOf('123');
 		expect(errorOf(failed, 'Get Status')?.message).toBe('The service does not know batch 123');

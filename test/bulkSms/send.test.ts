@@ -2,6 +2,8 @@
  * BulkSms Send through n8n's real engine (WorkflowExecute, expressions, generic auth)
  * against the sandbox on 127.0.0.1.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { INode, INodeParameters } from 'n8n-workflow';
 import { errorOf, outputOf, runWorkflow } from '../engine/harness';
 import { FIRST_BATCH_ID, startSandbox, type Sandbox } from '../../sandbox/server';
@@ -138,7 +140,11 @@ describe('Send', () => {
 			nodes: [spec.nodes[0], { ...spec.nodes[1], onError: 'continueRegularOutput' }],
 		});
 		const [item] = outputOf(continued, 'Send');
-		expect(item.json).toMatchObject({ accepted: false, error: expect.stringMatching(/credit/i) });
+		expect(item.json).toMatchObject({
+			accepted: false,
+			error: expect.stringMatching(/^The service did not accept the batch: .*credit/i),
+			service_error: expect.stringMatching(/^(?!The service did not).*credit/i),
+		});
 		expect(item.json.batch_id).toBeUndefined();
 		expect(sandbox.received().batches).toHaveLength(0);
 	});
@@ -270,6 +276,41 @@ describe('Send never sends twice', () => {
 		expect(sandbox.received().destinations).toEqual([expect.objectContaining({ accepted: 1 })]);
 	});
 
+	it('gives up on a 429 that lasts beyond the retries, saying so, with nothing sent', async () => {
+		sandbox.setFaults({ error429Rate: 1, retryAfterSeconds: 0 });
+		const error = errorOf(await run(sendOne()), 'Send');
+		expect(error?.message).toBe('The service is rate limiting requests (HTTP 429)');
+		expect(error?.description).toMatch(/This request's 1 destination\(s\) were not sent\.$/);
+		expect(sandbox.requests().map((r) => [r.outcome, r.fault])).toEqual([
+			[429, 'error429'],
+			[429, 'error429'],
+			[429, 'error429'],
+		]);
+
+		const spec = sendOne({}, { onError: 'continueRegularOutput' });
+		const [item] = outputOf(await run(spec), 'Send');
+		expect(item.json).toMatchObject({
+			error: 'The service is rate limiting requests (HTTP 429)',
+			send_outcome: 'not sent',
+		});
+		expect(sandbox.received().batches).toHaveLength(0);
+	});
+
+	it('asks once for a batch the service did not accept', async () => {
+		await sandbox.upsertAccount({ username: 'demo', credits: 1 });
+		const failed = await run(
+			line(trigger(), send({ destinations: '447700900120,447700900121', message: 'Hi' })),
+		);
+		expect(errorOf(failed, 'Send')?.message).toMatch(/^The service did not accept the batch/);
+		expect(sandbox.requests()).toEqual([
+			expect.objectContaining({
+				path: '/api/sms/send',
+				outcome: 200,
+				form: expect.objectContaining({ destination: '447700900120,447700900121' }),
+			}),
+		]);
+	});
+
 	it('says a send to an address where nothing listens was not sent', async () => {
 		const stopped = sandbox.baseUrl;
 		await sandbox.stop();
@@ -334,5 +375,46 @@ describe('Send never sends twice', () => {
 			['accepted', 4, 1],
 			['not accepted', 4, 2],
 		]);
+	});
+});
+
+describe('Send against odd gateways', () => {
+	let server: Server;
+	const forms: string[] = [];
+	beforeEach(async () => {
+		forms.length = 0;
+		server = createServer((req, res) => {
+			let body = '';
+			req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+			req.on('end', () => {
+				forms.push(body);
+				// JSON, with a 19-digit id JSON.parse would round, labelled as plain text.
+				res
+					.writeHead(200, { 'Content-Type': 'text/plain' })
+					.end(
+						'{"accepted":true,"batch_id":9223372036854775807,"batch_size":1,"receive_updates":false,"remaining_credits":999}',
+					);
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	});
+	afterEach(async () => {
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+	});
+
+	it('reads JSON labelled text/plain, keeping the batch id exact', async () => {
+		const port = (server.address() as AddressInfo).port;
+		const result = await runWorkflow({
+			...sendOne(),
+			credentials: credentialsFor({ baseUrl: `http://127.0.0.1:${port}` } as Sandbox),
+		});
+		expect(outputOf(result, 'Send')[0].json).toMatchObject({
+			accepted: true,
+			batch_id: '9223372036854775807',
+			batch_size: 1,
+			remaining_credits: 999,
+			send_outcome: 'accepted',
+		});
+		expect(forms).toEqual(['destination=447700900120&message=Hi']);
 	});
 });
