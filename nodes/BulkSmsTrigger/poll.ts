@@ -8,6 +8,7 @@ import type { RawReport } from '../shared/domain/responses';
 import {
 	advance,
 	batchesToPoll,
+	canonicalBatchId,
 	MAX_WATCHED_BATCHES,
 	readState,
 	type BatchFinished,
@@ -57,6 +58,8 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 		...step.reports.map((emission) => reportItem(emission, shape)),
 		...step.finished.map((batch) => summaryItem(batch, settings, shape)),
 	];
+	// The domain module has no logger; what it could not decide safely is worth a line in n8n's log.
+	for (const warning of step.warnings) this.logger.warn(warning);
 	if (JSON.stringify(step.state) !== startedFrom) {
 		staticData[STATE_KEY] = step.state as unknown as IDataObject;
 	}
@@ -74,13 +77,20 @@ function readSettings(this: IPollFunctions): Settings {
 	};
 }
 
-/** Text (commas, spaces, new lines) or an expression's list; each id read as exact digits. */
+/**
+ * Text (commas, spaces, new lines) or an expression's list; each id read as exact digits.
+ *
+ * Ids the service reads as one integer ("0123", "123") are watched once, in the form the
+ * service writes (canonicalBatchId), not as first typed: report items carry the service's
+ * batch_id, so summaries, error messages and the trigger's memory then use the same id as they
+ * do, and adding or removing leading zeros in the parameter keeps the memory of that batch.
+ */
 function watchedBatchIds(this: IPollFunctions): string[] {
 	const value = this.getNodeParameter('batchIds', '') as unknown;
 	const entries = (Array.isArray(value) ? value : [value]).flatMap((entry: unknown) =>
 		typeof entry === 'string' ? entry.split(/[\s,;]+/).filter((part) => part !== '') : [entry],
 	);
-	const ids: string[] = [];
+	const ids = new Set<string>();
 	for (const entry of entries) {
 		if (entry === null || entry === undefined || entry === '') continue;
 		const read = readBatchId(entry);
@@ -89,19 +99,19 @@ function watchedBatchIds(this: IPollFunctions): string[] {
 				description: read.hint,
 			});
 		}
-		if (!ids.includes(read.batchId)) ids.push(read.batchId);
+		ids.add(canonicalBatchId(read.batchId));
 	}
-	if (ids.length === 0) {
+	if (ids.size === 0) {
 		throw new NodeOperationError(this.getNode(), 'No batch ID to watch', {
 			description: 'Enter the batch_id values that Send returned, separated by commas.',
 		});
 	}
-	if (ids.length > MAX_WATCHED_BATCHES) {
-		throw new NodeOperationError(this.getNode(), `Too many batches to watch: ${ids.length}`, {
+	if (ids.size > MAX_WATCHED_BATCHES) {
+		throw new NodeOperationError(this.getNode(), `Too many batches to watch: ${ids.size}`, {
 			description: `One trigger watches at most ${MAX_WATCHED_BATCHES} batches. Remove finished ones, or split them over several triggers.`,
 		});
 	}
-	return ids;
+	return [...ids];
 }
 
 // ---------------------------------------------------------------- fetching

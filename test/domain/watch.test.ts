@@ -1,11 +1,13 @@
 import {
 	advance,
 	batchesToPoll,
+	canonicalBatchId,
 	decodeNumbers,
 	decodePending,
 	emptyState,
 	encodeNumbers,
 	encodePending,
+	fingerprint,
 	MAX_WATCHED_BATCHES,
 	readState,
 	type StatusReport,
@@ -32,14 +34,22 @@ type Poll = Record<string, string>;
 interface Run {
 	/** Per poll: "batch msisdn previous>status" for reports, "batch finished (n)" for summaries. */
 	emitted: string[][];
+	/** Per poll: the warnings returned. */
+	warnings: string[][];
 	state: WatchState;
 }
 
 /** Runs polls in order, each answering the batches the watcher asks for from the given fetches. */
-function run(options: Partial<WatchOptions>, polls: Poll[], watched?: string[]): Run {
+function run(
+	options: Partial<WatchOptions>,
+	polls: Poll[],
+	watched?: string[],
+	from: WatchState = emptyState(),
+): Run {
 	const full: WatchOptions = { mode: 'changes', statuses: [], emitExisting: false, ...options };
-	let state = emptyState();
+	let state = from;
 	const emitted: string[][] = [];
+	const warnings: string[][] = [];
 	for (const poll of polls) {
 		const ids = watched ?? Object.keys(poll);
 		const fetched = new Map<string, StatusReport[]>();
@@ -53,9 +63,10 @@ function run(options: Partial<WatchOptions>, polls: Poll[], watched?: string[]):
 			),
 			...step.finished.map((f) => `${f.batchId} finished (${f.reports.length})`),
 		]);
+		warnings.push(step.warnings);
 		state = step.state;
 	}
-	return { emitted, state };
+	return { emitted, warnings, state };
 }
 
 // ---------------------------------------------------------------- compact encoding
@@ -110,6 +121,46 @@ describe('encodePending / decodePending', () => {
 	});
 });
 
+describe('fingerprint', () => {
+	// Published FNV-1a 32-bit test vectors, and the joining comma.
+	it.each<[string, string[], number | undefined, number]>([
+		['no MSISDN', [], undefined, 0x811c9dc5],
+		['"a"', ['a'], undefined, 0xe40c292c],
+		['"foobar"', ['foobar'], undefined, 0xbf9cf968],
+		['only the first count', ['foobar', '447700900123'], 1, 0xbf9cf968],
+		['MSISDNs joined by commas', ['fo', 'bar'], undefined, fnv1a('fo,bar')],
+	])('%s', (_, msisdns, count, hash) => {
+		expect(fingerprint(msisdns, count)).toBe(hash.toString(36));
+	});
+
+	it('differs when the order differs', () => {
+		expect(fingerprint(['447700900123', '447700900124'])).not.toBe(
+			fingerprint(['447700900124', '447700900123']),
+		);
+	});
+});
+
+/** A plain FNV-1a over a string, to check the comma in between. */
+function fnv1a(text: string): number {
+	let hash = 0x811c9dc5;
+	for (const char of text) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
+	return hash;
+}
+
+describe('canonicalBatchId', () => {
+	it.each([
+		['123', '123'],
+		['0123', '123'],
+		['000123', '123'],
+		['100', '100'],
+		['0', '0'],
+		['000', '0'],
+		['09007199254740993', '9007199254740993'],
+	])('%s → %s', (given, canonical) => {
+		expect(canonicalBatchId(given)).toBe(canonical);
+	});
+});
+
 describe('readState', () => {
 	it.each<[string, unknown]>([
 		['nothing stored', undefined],
@@ -119,6 +170,8 @@ describe('readState', () => {
 		['a damaged pending list', { v: 1, b: { '1': { n: 2, p: 'a,!' } }, f: [] }],
 		['a negative report count', { v: 1, b: { '1': { n: -1, p: 'a' } }, f: [] }],
 		['a fractional report count', { v: 1, b: { '1': { n: 1.5, p: 'a' } }, f: [] }],
+		['a damaged order fingerprint', { v: 1, b: { '1': { n: 2, p: 'a', h: 'A!' } }, f: [] }],
+		['an order fingerprint that is not text', { v: 1, b: { '1': { n: 2, p: 'a', h: 7 } }, f: [] }],
 	])('starts over for %s', (_, stored) => {
 		expect(readState(stored)).toEqual(emptyState());
 	});
@@ -126,12 +179,21 @@ describe('readState', () => {
 	it('keeps a valid state and drops unreadable entries', () => {
 		const stored = {
 			v: 1,
-			b: { '1': { n: 2, p: 'a', x: [['07', 'QUEUED'], 'junk'] }, '2': { n: 'x' } },
+			b: {
+				'1': { n: 2, p: 'a', x: [['07', 'QUEUED'], 'junk'] },
+				'2': { n: 'x' },
+				'4': { n: 1, p: '', h: 'zik0zj' },
+				'5': { n: 1, p: '', h: '' },
+			},
 			f: ['3', 4],
 		};
 		expect(readState(stored)).toEqual({
 			v: 1,
-			b: { '1': { n: 2, p: 'a', x: [['07', 'QUEUED']] } },
+			b: {
+				'1': { n: 2, p: 'a', x: [['07', 'QUEUED']] },
+				'4': { n: 1, p: '', h: 'zik0zj' },
+				'5': { n: 1, p: '', h: '' },
+			},
 			f: ['3'],
 		});
 	});
@@ -289,7 +351,11 @@ describe('advance', () => {
 			statuses: [],
 			emitExisting: false,
 		});
-		expect(next.state).toEqual({ v: 1, b: { '3': { n: 1, p: (31).toString(36) } }, f: [] });
+		expect(next.state).toEqual({
+			v: 1,
+			b: { '3': { n: 1, p: (31).toString(36), h: fingerprint(['31']) } },
+			f: [],
+		});
 	});
 
 	it('keeps the state of a batch that was not fetched as it was', () => {
@@ -326,15 +392,136 @@ describe('advance', () => {
 	});
 });
 
+// ---------------------------------------------------------------- order of the reports
+
+describe('advance when the service changes the order of its reports', () => {
+	const A = '1000000000000000001';
+	const unplaced = (count: number) =>
+		expect.stringMatching(
+			new RegExp(`^Batch ${A}: .*new order.* ${count} final reports could not be placed`),
+		);
+
+	it.each<[string, Partial<WatchOptions>, Poll[], string[][], unknown[][]]>([
+		[
+			're-sorted with new pending numbers in front: a report handled earlier is not emitted again',
+			{ mode: 'final' },
+			[
+				{ [A]: '21:DELIVRD 22:ENROUTE' },
+				{ [A]: '10:ENROUTE 11:ENROUTE 21:DELIVRD 22:ENROUTE' },
+				{ [A]: '10:DELIVRD 11:ENROUTE 21:DELIVRD 22:DELIVRD' },
+			],
+			[[], [], [`${A} 10 ENROUTE>DELIVRD`, `${A} 22 ENROUTE>DELIVRD`]],
+			[[], [], []],
+		],
+		[
+			'reversed, nothing added: only the real change',
+			{ mode: 'final' },
+			[{ [A]: '11:DELIVRD 12:ENROUTE 13:ENROUTE' }, { [A]: '13:ENROUTE 12:DELIVRD 11:DELIVRD' }],
+			[[], [`${A} 12 ENROUTE>DELIVRD`]],
+			[[], []],
+		],
+		[
+			'inserted in the middle of a sorted list while nothing was final: emitted as new',
+			{ mode: 'final' },
+			[{ [A]: '11:ENROUTE 13:ENROUTE' }, { [A]: '11:ENROUTE 12:DELIVRD 13:ENROUTE' }],
+			[[], [`${A} 12 ->DELIVRD`]],
+			[[], []],
+		],
+		[
+			'after a new order, reports appended to it are placed by position again',
+			{ mode: 'final' },
+			[
+				{ [A]: '11:DELIVRD 13:ENROUTE' },
+				{ [A]: '13:ENROUTE 11:DELIVRD' },
+				{ [A]: '13:ENROUTE 11:DELIVRD 12:DELIVRD' },
+			],
+			[[], [], [`${A} 12 ->DELIVRD`]],
+			[[], [], []],
+		],
+		[
+			'ambiguous (one was handled, two are final now): none emitted, none twice, a warning',
+			{ mode: 'final' },
+			[
+				{ [A]: '11:DELIVRD 13:ENROUTE' },
+				{ [A]: '10:DELIVRD 11:DELIVRD 13:ENROUTE' },
+				{ [A]: '10:DELIVRD 11:DELIVRD 13:DELIVRD' },
+			],
+			[[], [], [`${A} 13 ENROUTE>DELIVRD`]],
+			[[], [unplaced(2)], []],
+		],
+		[
+			'ambiguous, but the status filter wants none of them: no warning',
+			{ mode: 'final', statuses: ['UNDELIV'] },
+			[{ [A]: '11:DELIVRD 13:ENROUTE' }, { [A]: '10:DELIVRD 11:DELIVRD 13:ENROUTE' }],
+			[[], []],
+			[[], []],
+		],
+		[
+			'ambiguous under Batch Finished: the summary lists every report, no warning',
+			{ mode: 'batchFinal' },
+			[
+				{ [A]: '11:DELIVRD 13:ENROUTE' },
+				{ [A]: '10:DELIVRD 11:DELIVRD 13:ENROUTE' },
+				{ [A]: '10:DELIVRD 11:DELIVRD 13:DELIVRD' },
+			],
+			[[], [], [`${A} finished (3)`]],
+			[[], [], []],
+		],
+	])('%s', (_, options, polls, emitted, warnings) => {
+		const result = run(options, polls);
+		expect(result.emitted).toEqual(emitted);
+		expect(result.warnings).toEqual(warnings);
+	});
+
+	it('a state stored before the fingerprint existed trusts positions, as it did, then gains one', () => {
+		const old: WatchState = { v: 1, b: { [A]: { n: 2, p: encodeNumbers([11]) } }, f: [] };
+		const result = run(
+			{ mode: 'final' },
+			[{ [A]: '12:DELIVRD 11:ENROUTE 13:DELIVRD' }, { [A]: '12:DELIVRD 11:DELIVRD 13:DELIVRD' }],
+			undefined,
+			old,
+		);
+		// 12 is within the first n = 2: handled before; 13 is after them: new.
+		expect(result.emitted).toEqual([[`${A} 13 ->DELIVRD`], [`${A} 11 ENROUTE>DELIVRD`]]);
+		const afterFirst = run(
+			{ mode: 'final' },
+			[{ [A]: '12:DELIVRD 11:ENROUTE 13:DELIVRD' }],
+			[A],
+			old,
+		);
+		expect(afterFirst.state.b[A]).toEqual({
+			n: 3,
+			p: encodeNumbers([11]),
+			h: fingerprint(['12', '11', '13']),
+		});
+	});
+
+	it('an answer missing a known number keeps the known order until it is complete again', () => {
+		const { state } = run({ mode: 'final' }, [
+			{ [A]: '11:ENROUTE 12:ENROUTE' },
+			{ [A]: '11:DELIVRD' },
+		]);
+		expect(state.b[A]).toEqual({ n: 2, p: encodeNumbers([12]), h: fingerprint(['11', '12']) });
+	});
+});
+
 // ---------------------------------------------------------------- exactly once, generated
 
 describe('exactly once over generated histories', () => {
 	const FINALS = ['DELIVRD', 'UNDELIV', 'REJECTD', 'EXPIRED', 'ACCEPTD'];
 
-	it.each([1, 2, 3, 4, 5, 6, 7, 8])(
-		'seed %i: every status change is emitted once, none lost',
-		(seed) => {
+	// Shuffled: the service lists the reports in a new order every poll (the interface promises
+	// none); every destination is there from the start, so counting always decides.
+	const runs = [1, 2, 3, 4, 5, 6, 7, 8].flatMap((seed) => [
+		[seed, 'in send order'] as const,
+		[seed, 'shuffled'] as const,
+	]);
+
+	it.each(runs)(
+		'seed %i, %s: every status change is emitted once, none lost, no warning',
+		(seed, order) => {
 			const next = seeded(seed);
+			const arrange = <T>(list: T[]) => (order === 'shuffled' ? shuffle(list, next) : list);
 			const batches = ['1', '2', '3'];
 			// Each message moves ENROUTE → maybe QUEUED → a final status at random times.
 			const timeline = new Map<
@@ -359,22 +546,29 @@ describe('exactly once over generated histories', () => {
 			const options: WatchOptions = { mode: 'changes', statuses: [], emitExisting: true };
 			let state = emptyState();
 			const seen: string[] = [];
+			const warnings: string[] = [];
 			for (let t = 0; t <= 35; t += 1 + Math.floor(next() * 3)) {
 				const fetched = new Map<string, StatusReport[]>();
 				for (const batchId of batchesToPoll(state, batches)) {
-					const failed = next() < 0.2; // a failed poll: no state change at all
+					// A failed poll: no state change at all. From t = 30 on, when every message is
+					// final, polls succeed, so that the last outcome is seen.
+					const failed = next() < 0.2 && t < 30;
 					if (failed) continue;
 					fetched.set(
 						batchId,
-						timeline.get(batchId)!.map((m) => ({ msisdn: m.msisdn, status: statusAt(m, t) })),
+						arrange(
+							timeline.get(batchId)!.map((m) => ({ msisdn: m.msisdn, status: statusAt(m, t) })),
+						),
 					);
 				}
 				if (fetched.size < batchesToPoll(state, batches).length) continue;
 				const step = advance(state, batches, fetched, options);
 				seen.push(...step.reports.map((e) => `${e.batchId}:${e.report.msisdn}:${e.report.status}`));
+				warnings.push(...step.warnings);
 				state = step.state;
 			}
 			expect(new Set(seen).size).toBe(seen.length);
+			expect(warnings).toEqual([]);
 			// Every final status was emitted (all messages are final by t = 30).
 			for (const [batchId, messages] of timeline) {
 				for (const m of messages)
@@ -384,6 +578,15 @@ describe('exactly once over generated histories', () => {
 		},
 	);
 });
+
+/** Fisher-Yates with the test's seeded random numbers. */
+function shuffle<T>(list: T[], next: () => number): T[] {
+	for (let i = list.length - 1; i > 0; i--) {
+		const j = Math.floor(next() * (i + 1));
+		[list[i], list[j]] = [list[j], list[i]];
+	}
+	return list;
+}
 
 // ---------------------------------------------------------------- size
 

@@ -4,9 +4,10 @@
  *
  * Why the state looks like this: a final report never changes again (seed, section 3), so only
  * pending reports need remembering. A report that is final and not remembered as pending was
- * handled by an earlier poll. The state is therefore the set of pending MSISDNs per unfinished
- * batch, plus how many reports the batch had, so that reports the service adds later are seen as
- * new rather than as handled.
+ * handled by an earlier poll, unless the service added it since. The state is therefore the set
+ * of pending MSISDNs per unfinished batch, plus how many destinations the batch had and a
+ * fingerprint of their order, so that reports the service adds later are seen as new rather than
+ * as handled. The interface promises no order, so the order is checked, not assumed (see place).
  */
 import { isFinal } from './status';
 
@@ -28,8 +29,14 @@ export interface WatchOptions {
 
 /** Per unfinished batch. Field names are short on purpose: this is stored for every batch. */
 export interface BatchState {
-	/** Reports the batch had; those listed after this index next time are new. */
+	/** Destinations known so far: each is pending below, or final and handled by a poll. */
 	n: number;
+	/**
+	 * Fingerprint of the first n MSISDNs as last listed: while an answer starts with them, the
+	 * ones after are new. '' when no answer listed every known destination (nothing matches it).
+	 * Absent in states stored before it existed: their order is trusted, as it was then.
+	 */
+	h?: string;
 	/** ENROUTE reports whose MSISDN is a plain number: sorted, delta-encoded, base 36 (see encodeNumbers). */
 	p: string;
 	/** Every other pending report: [msisdn, status] (leading zeros, non-digits, other pending codes). */
@@ -61,6 +68,8 @@ export interface WatchResult<R extends StatusReport> {
 	reports: Array<ReportEmission<R>>;
 	finished: Array<BatchFinished<R>>;
 	state: WatchState;
+	/** What this poll could not decide safely, one line per batch, for the node to log. */
+	warnings: string[];
 }
 
 /**
@@ -95,13 +104,18 @@ export function readState(stored: unknown): WatchState {
 
 /** What encodeNumbers writes: base-36 gaps joined by commas. */
 const ENCODED_NUMBERS = /^([0-9a-z]+(,[0-9a-z]+)*)?$/;
+/** What fingerprint writes (a 32-bit number in base 36), or '' for "no trusted order". */
+const FINGERPRINT = /^[0-9a-z]{0,7}$/;
 
 /** A damaged entry is dropped, so its batch starts over as new rather than losing reports. */
 function readBatchState(value: unknown): BatchState | undefined {
 	if (!isRecord(value) || !Number.isSafeInteger(value.n) || (value.n as number) < 0)
 		return undefined;
 	if (typeof value.p !== 'string' || !ENCODED_NUMBERS.test(value.p)) return undefined;
+	if (value.h !== undefined && (typeof value.h !== 'string' || !FINGERPRINT.test(value.h)))
+		return undefined;
 	const batch: BatchState = { n: value.n as number, p: value.p };
+	if (value.h !== undefined) batch.h = value.h;
 	if (Array.isArray(value.x)) {
 		batch.x = value.x
 			.filter((pair): pair is [string, string] => Array.isArray(pair) && pair.length === 2)
@@ -128,7 +142,12 @@ export function advance<R extends StatusReport>(
 	options: WatchOptions,
 ): WatchResult<R> {
 	const watchedSet = new Set(watched);
-	const result: WatchResult<R> = { reports: [], finished: [], state: emptyState() };
+	const result: WatchResult<R> = {
+		reports: [],
+		finished: [],
+		state: emptyState(),
+		warnings: [],
+	};
 	// Ids no longer watched are forgotten: their state would only grow.
 	const finished = state.f.filter((batchId) => watchedSet.has(batchId));
 	for (const batchId of batchesToPoll(state, watched)) {
@@ -140,6 +159,7 @@ export function advance<R extends StatusReport>(
 		}
 		const step = advanceBatch(batchId, old, reports, options);
 		result.reports.push(...step.emissions);
+		if (step.warning) result.warnings.push(step.warning);
 		if (step.next) {
 			result.state.b[batchId] = step.next;
 			continue;
@@ -149,8 +169,11 @@ export function advance<R extends StatusReport>(
 			result.finished.push({ batchId, reports: [...reports] });
 	}
 	result.state.f = finished.slice(-MAX_WATCHED_BATCHES);
-	if (options.mode === 'batchFinal') result.reports = [];
-	else result.finished = [];
+	if (options.mode === 'batchFinal') {
+		// A summary lists every report, so an unplaced one is lost to no one.
+		result.reports = [];
+		result.warnings = [];
+	} else result.finished = [];
 	return result;
 }
 
@@ -158,6 +181,7 @@ interface BatchStep<R extends StatusReport> {
 	emissions: Array<ReportEmission<R>>;
 	/** undefined when every report is final: the batch is finished. */
 	next?: BatchState;
+	warning?: string;
 }
 
 function advanceBatch<R extends StatusReport>(
@@ -166,27 +190,122 @@ function advanceBatch<R extends StatusReport>(
 	reports: readonly R[],
 	options: WatchOptions,
 ): BatchStep<R> {
-	const baseline = old === undefined;
+	const destinations = byDestination(reports);
 	const before = old ? decodePending(old) : new Map<string, string>();
-	const known = old?.n ?? 0;
+	const placement = old ? place(batchId, old, destinations, before, options) : FIRST_SIGHT;
+	let added = placement.uncounted ?? 0;
 	const pending = new Map<string, string>();
 	const emissions: Array<ReportEmission<R>> = [];
-	for (const [msisdn, { report, first }] of byDestination(reports)) {
+	for (const [msisdn, report] of destinations) {
 		const previous = before.get(msisdn);
 		before.delete(msisdn);
 		const status = report.status;
 		if (!isFinal(status)) pending.set(msisdn, status);
-		// Known, not pending before: its final status was handled by an earlier poll.
-		if (previous === undefined && first < known) continue;
-		if (previous === status || (baseline && !options.emitExisting)) continue;
+		if (previous === undefined) {
+			if (!placement.isNew(report)) continue; // its final status was handled by an earlier poll
+			added++;
+		}
+		if (previous === status || (old === undefined && !options.emitExisting)) continue;
 		if (wanted(status, options))
 			emissions.push({ batchId, report, previousStatus: previous ?? null });
 	}
 	// A pending report missing from this answer is still pending: forgetting it would lose its outcome.
 	for (const [msisdn, status] of before) pending.set(msisdn, status);
-	const count = Math.max(known, reports.length);
-	if (pending.size === 0 && count > 0) return { emissions };
-	return { emissions, next: { ...encodePending(pending), n: count } };
+	const known = (old?.n ?? 0) + added;
+	const warning = placement.warning;
+	if (pending.size === 0 && known > 0) return { emissions, warning };
+	const next: BatchState = { n: known, ...encodePending(pending) };
+	const order = nextOrder(old, [...destinations.keys()], known, added);
+	if (order !== undefined) next.h = order;
+	return { emissions, next, warning };
+}
+
+/** Which reports not remembered as pending are new; the rest were handled by an earlier poll. */
+interface Placement {
+	isNew(report: StatusReport): boolean;
+	/** New destinations among those not treated as new (when they cannot be told apart). */
+	uncounted?: number;
+	warning?: string;
+}
+
+const FIRST_SIGHT: Placement = { isNew: () => true };
+
+/**
+ * While the answer starts with the known destinations in their known order, anything after them
+ * is new. When the order changed, positions say nothing, and counting decides (byCounting).
+ */
+function place(
+	batchId: string,
+	old: BatchState,
+	destinations: ReadonlyMap<string, StatusReport>,
+	before: ReadonlyMap<string, string>,
+	options: WatchOptions,
+): Placement {
+	const order = [...destinations.keys()];
+	const sameOrder =
+		old.h === undefined || (order.length >= old.n && fingerprint(order, old.n) === old.h);
+	if (!sameOrder) return byCounting(batchId, old, destinations, before, options);
+	const added = new Set(order.slice(old.n));
+	return { isNew: (report) => added.has(report.msisdn) };
+}
+
+/**
+ * The known destinations that are not pending (n minus the pending count) were final and
+ * handled, and stay final, so they are among the final reports not remembered now: if there
+ * are exactly that many, none is new; if none was handled, all are. Otherwise some are new and
+ * which cannot be told: none is emitted (a repeat would be worse than a gap the log names).
+ * A pending report not remembered cannot be a handled one, so it is new. This assumes that an
+ * answer in a new order still lists every destination that was final before.
+ */
+function byCounting(
+	batchId: string,
+	old: BatchState,
+	destinations: ReadonlyMap<string, StatusReport>,
+	before: ReadonlyMap<string, string>,
+	options: WatchOptions,
+): Placement {
+	const handled = Math.max(0, old.n - before.size);
+	if (handled === 0) return FIRST_SIGHT;
+	const candidates = [...destinations.values()].filter(
+		(report) => !before.has(report.msisdn) && isFinal(report.status),
+	);
+	const pendingOnly: Placement = { isNew: (report) => !isFinal(report.status) };
+	if (candidates.length === handled) return pendingOnly;
+	const uncounted = Math.max(0, candidates.length - handled);
+	if (!candidates.some((report) => wanted(report.status, options)))
+		return { ...pendingOnly, uncounted };
+	const warning = `Batch ${batchId}: the service listed its reports in a new order, so ${candidates.length} final reports could not be placed as new or already emitted. None of them was emitted, so that none is emitted twice.`;
+	return { ...pendingOnly, uncounted, warning };
+}
+
+/**
+ * The order to trust next time: this answer's, when it lists every known destination (then the
+ * known ones are exactly these); else the old one while nothing was added; else none ('').
+ */
+function nextOrder(
+	old: BatchState | undefined,
+	order: readonly string[],
+	known: number,
+	added: number,
+): string | undefined {
+	if (order.length === known) return fingerprint(order);
+	return added === 0 ? old?.h : '';
+}
+
+/**
+ * 32-bit FNV-1a over the first `count` MSISDNs joined by ',' (UTF-16 code units, which are the
+ * bytes for digits), in base 36: at most 7 characters per batch, and an order that changed is
+ * missed only by a 1-in-4-billion collision.
+ */
+export function fingerprint(msisdns: readonly string[], count = msisdns.length): string {
+	let hash = 0x811c9dc5;
+	const mix = (code: number) => (hash = Math.imul(hash ^ code, 0x01000193));
+	for (let i = 0; i < count; i++) {
+		if (i > 0) mix(44); // ','
+		const msisdn = msisdns[i];
+		for (let c = 0; c < msisdn.length; c++) mix(msisdn.charCodeAt(c));
+	}
+	return (hash >>> 0).toString(36);
 }
 
 /** Whether a report in this status is emitted under these options (also what the sample shows). */
@@ -196,20 +315,26 @@ export function wanted(status: string, options: WatchOptions): boolean {
 }
 
 /**
- * One entry per MSISDN. The Send node never repeats a destination, but a service might list a
- * number twice; the trigger then follows it as one destination: pending while any of its
- * reports is, afterwards the last report. `first` is where it first appears in the list.
+ * One entry per MSISDN, in the order each first appears: positions count destinations, not
+ * reports. The Send node never repeats a destination, but a service might list a number twice;
+ * the trigger then follows it as one destination: pending while any of its reports is,
+ * afterwards the last report.
  */
-function byDestination<R extends StatusReport>(
-	reports: readonly R[],
-): Map<string, { report: R; first: number }> {
-	const entries = new Map<string, { report: R; first: number }>();
-	reports.forEach((report, index) => {
+function byDestination<R extends StatusReport>(reports: readonly R[]): Map<string, R> {
+	const entries = new Map<string, R>();
+	for (const report of reports) {
 		const seen = entries.get(report.msisdn);
-		if (!seen) entries.set(report.msisdn, { report, first: index });
-		else if (isFinal(seen.report.status)) seen.report = report;
-	});
+		if (!seen || isFinal(seen.status)) entries.set(report.msisdn, report);
+	}
 	return entries;
+}
+
+/**
+ * The service reads batch_id as an integer, so "0123" and "123" are one batch: this is the form
+ * it writes itself (no leading zeros; "0" stays "0"), from the digits, never through a number.
+ */
+export function canonicalBatchId(batchId: string): string {
+	return batchId.replace(/^0+(?=\d)/, '');
 }
 
 // ---------------------------------------------------------------- compact pending sets
