@@ -62,7 +62,10 @@ import {
 	ExecutionLifecycleHooks,
 	ExternalSecretsProxy,
 	PollContext,
+	PollTriggerExecutor,
 	RoutingNode,
+	Tracing,
+	TriggersAndPollers,
 	WorkflowExecute,
 } from 'n8n-core';
 import {
@@ -607,7 +610,10 @@ export interface PollOutcome {
 	staticData: IDataObject;
 	/** Saved static data after the poll (the `spec.persisted` object, if given). */
 	persisted: IDataObject;
-	/** What poll() threw in 'trigger' mode (the product records it via __emitError). */
+	/**
+	 * What a 'trigger' poll threw, as the product records it (via __emitError: a failed
+	 * execution). A failed activation poll throws instead: n8n then refuses to activate.
+	 */
 	error?: Error;
 }
 
@@ -618,13 +624,34 @@ export interface PollOutcome {
  */
 const pendingChanges = new WeakMap<IDataObject, boolean>();
 
+type ExecutorDeps = ConstructorParameters<typeof PollTriggerExecutor>;
+
+/**
+ * n8n-core's own PollTriggerExecutor, which decides what happens to a poll's result or error
+ * (ActiveWorkflowTriggers.activatePollTrigger uses it for the activation poll and each tick).
+ * Its logger and error reporter only write diagnostics, so silent stand-ins do; the tracing is
+ * the real no-op one, and TriggersAndPollers the real one (it runs nodeType.poll()).
+ */
+let executor: PollTriggerExecutor | undefined;
+function pollTriggerExecutor(): PollTriggerExecutor {
+	if (executor) return executor;
+	const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+	const logger = { ...silent, scoped: () => logger } as unknown as ExecutorDeps[0];
+	const errorReporter = { error: () => {} } as unknown as ExecutorDeps[3];
+	const pollers = new TriggersAndPollers();
+	executor = new PollTriggerExecutor(logger, pollers, new Tracing(), errorReporter);
+	return executor;
+}
+
 /**
  * Runs a polling trigger's poll() once through n8n-core's real PollContext.
  *
- * 'trigger' (active workflow): poll() writes into `spec.staticData`; a non-null result is
- * emitted, which saves pending changes into `spec.persisted`. An error is returned in
- * `error`, not thrown: the product records a failed execution and polls again later, with
- * the in-memory data as poll() left it.
+ * 'trigger' (active workflow): run by n8n-core's PollTriggerExecutor, as n8n does: the
+ * activation poll (`spec.activation`) as `execute(true)`, whose error fails the activation (so
+ * pollOnce throws it), and every later poll as `execute()`, whose error goes to __emitError and
+ * is returned in `error`: the product records a failed execution and polls again later, with
+ * the in-memory data as poll() left it. poll() writes into `spec.staticData`; a non-null result
+ * is emitted, which saves pending changes into `spec.persisted`.
  *
  * 'manual' (the editor's "fetch test event"): built like WorkflowExecute.executePollNode,
  * `new PollContext(workflow, node, additionalData, 'manual', 'manual')`, on a copy of the
@@ -658,30 +685,28 @@ export async function pollOnce(spec: PollSpec): Promise<PollOutcome> {
 		workflow.staticData.__dataChanged = false;
 		pendingChanges.set(staticData, false);
 	};
+	const outcome: PollOutcome = { result: null, staticData, persisted };
 	const context = new PollContext(
 		workflow,
 		node,
 		additionalData,
 		'trigger',
 		'activate',
-		saveStaticData,
-		() => {},
+		(data) => {
+			outcome.result = data;
+			saveStaticData();
+		},
+		(error) => (outcome.error = error),
 	);
-	const remember = () => {
-		if (workflow.staticData.__dataChanged === true) pendingChanges.set(staticData, true);
-	};
-	let result: INodeExecutionData[][] | null;
+	const execute = pollTriggerExecutor().create(workflow, node, context, () => true);
 	try {
-		result = await nodeType.poll.call(context);
-	} catch (error) {
-		remember();
-		return { result: null, staticData, persisted, error: error as Error };
+		await execute(spec.activation === true);
+	} finally {
+		if (workflow.staticData.__dataChanged === true) pendingChanges.set(staticData, true);
 	}
-	remember();
-	// PollTriggerExecutor: only a non-null result is emitted.
-	if (result !== null) context.__emit(result);
-	else if (spec.activation) saveStaticData();
-	return { result, staticData, persisted };
+	// WorkflowTriggerActivator saves the static data once the activation poll succeeded.
+	if (spec.activation) saveStaticData();
+	return outcome;
 }
 
 function replaceContents(target: IDataObject, source: IDataObject): void {

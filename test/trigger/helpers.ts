@@ -11,11 +11,22 @@ import {
 	type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import { BULK_SMS_TRIGGER, pollOnce, type PollOutcome } from '../engine/harness';
-import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { DEFAULT_VALIDITY_MS, networkFor } from '../../sandbox/numbers';
+import {
+	DEFAULT_NETWORKS,
+	FIRST_BATCH_ID,
+	FIRST_SESSION_ID,
+	startSandbox,
+	type Sandbox,
+} from '../../sandbox/server';
+import type { Message, StoreSnapshot } from '../../sandbox/store';
 
 /** A fixed start for the sandbox clock; timeScale 0 freezes it, so only advance() moves it. */
 export const T0 = Date.parse('2026-11-20T10:00:00Z');
@@ -53,6 +64,59 @@ export async function sendBatch(
 	if (res.status !== 200 || !id)
 		throw new Error(`send not accepted: ${res.status} ${text.slice(0, 200)}`);
 	return id[1];
+}
+
+/**
+ * A frozen sandbox that already holds one batch of the demo account, sent at T0 to these
+ * destinations. Its send endpoint takes at most 1 MB, less than 100,000 twelve-digit numbers
+ * need, so the batch comes in through the sandbox's state file, as one sent before a restart.
+ */
+export async function sandboxWithBatch(
+	destinations: readonly string[],
+): Promise<{ sandbox: Sandbox; batchId: string; stop: () => Promise<void> }> {
+	const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bulk-sms-trigger-'));
+	const stateFile = path.join(dir, 'state.json');
+	const messages = destinations.map((msisdn, i): Message => {
+		const network = networkFor(msisdn, DEFAULT_NETWORKS);
+		return {
+			msisdn,
+			gatewaySessionId: (FIRST_SESSION_ID + 2n * BigInt(i)).toString(),
+			networkId: network.networkId,
+			validUntil: T0 + Math.min(DEFAULT_VALIDITY_MS, network.maxValidityMs),
+		};
+	});
+	const batchId = FIRST_BATCH_ID.toString();
+	const snapshot: StoreSnapshot = {
+		version: 1,
+		clockMs: T0,
+		nextBatchId: (FIRST_BATCH_ID + 2n).toString(),
+		nextSessionId: (FIRST_SESSION_ID + 2n * BigInt(messages.length)).toString(),
+		accounts: [{ username: 'demo', password: 'demo-password', credits: 1_000_000 }],
+		batches: [
+			{
+				batchId,
+				account: 'demo',
+				message: 'Hello',
+				encoding: 'GSM-7',
+				parts: 1,
+				creditsCharged: messages.length,
+				submittedAt: T0,
+				messages,
+			},
+		],
+	};
+	await fs.writeFile(stateFile, JSON.stringify(snapshot));
+	const sandbox = await startSandbox({
+		timeScale: 0,
+		startTime: T0,
+		finalAfterMs: FINAL_AFTER_MS,
+		stateFile,
+	});
+	const stop = async () => {
+		await sandbox.stop();
+		await fs.rm(dir, { recursive: true, force: true });
+	};
+	return { sandbox, batchId, stop };
 }
 
 /** Test numbers by outcome (sandbox/numbers.ts: the last digit decides). */
@@ -106,10 +170,7 @@ export class Watcher {
 		public parameters: TriggerParameters,
 	) {}
 
-	private spec(mode: 'trigger' | 'manual') {
-		// The first poll is the one n8n runs on activation, after which it saves the static data.
-		const activation = mode === 'trigger' && !this.activated;
-		if (activation) this.activated = true;
+	private spec(mode: 'trigger' | 'manual', activation = false) {
 		return {
 			activation,
 			node: triggerNode(this.parameters),
@@ -127,8 +188,14 @@ export class Watcher {
 		};
 	}
 
+	/**
+	 * The first poll is the one n8n runs on activation, after which it saves the static data. A
+	 * failed activation throws (n8n refuses to activate), so the next poll is an activation again.
+	 */
 	async poll(): Promise<PollOutcome> {
-		return await pollOnce(this.spec('trigger'));
+		const outcome = await pollOnce(this.spec('trigger', !this.activated));
+		this.activated = true;
+		return outcome;
 	}
 
 	/** The emitted items' json, or [] for a poll that emitted nothing; a failed poll throws. */

@@ -2,18 +2,31 @@
  * The Bulk SMS Trigger through n8n-core's real PollContext against the sandbox, on a frozen
  * sandbox clock that only the tests move.
  */
+import { PollContext } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox/server';
-import { changes, FINAL_AFTER_MS, frozenSandbox, NUMBER, sendBatch, Watcher } from './helpers';
+import {
+	changes,
+	FINAL_AFTER_MS,
+	frozenSandbox,
+	NUMBER,
+	Proxy,
+	sendBatch,
+	Watcher,
+} from './helpers';
 
 let sb: Sandbox;
+let proxy: Proxy | undefined;
 
 beforeEach(async () => {
 	sb = await frozenSandbox();
 });
 
 afterEach(async () => {
+	jest.restoreAllMocks();
+	await proxy?.stop();
+	proxy = undefined;
 	await sb.stop();
 });
 
@@ -235,18 +248,91 @@ describe('errors name the batch', () => {
 		expect(JSON.stringify(watcher.staticData)).toBe(before);
 	});
 
-	it('an id that is not digits is refused before any request', async () => {
-		const watcher = new Watcher(sb.baseUrl, { batchIds: '123, abc' });
-		const outcome = await watcher.poll();
-		expect(outcome.error?.message).toBe(
+	// Through n8n-core's PollTriggerExecutor, as n8n activates: the error fails the activation.
+	it.each<[string, string, string, boolean]>([
+		[
+			'an unknown batch id',
+			'4242424242424242424',
+			'The service does not know batch 4242424242424242424',
+			true,
+		],
+		[
+			'an id that is not digits',
+			'123, abc',
 			'Cannot watch batch: "abc" is not a batch ID: it must be digits only',
-		);
-		expect(statusRequests()).toEqual([]);
-	});
+			false,
+		],
+		['no id at all', ' , ', 'No batch ID to watch', false],
+	])(
+		'activation with %s fails with a clear error, stores nothing, and is run again',
+		async (_, batchIds, message, asked) => {
+			const watcher = new Watcher(sb.baseUrl, { batchIds });
+			await expect(watcher.poll()).rejects.toThrow(message);
+			expect(statusRequests()).toEqual(asked ? [batchIds] : []);
+			expect(watcher.state).toBeUndefined();
+			expect(watcher.persisted).toEqual({});
 
-	it('no id at all is refused', async () => {
-		const outcome = await new Watcher(sb.baseUrl, { batchIds: ' , ' }).poll();
-		expect(outcome.error?.message).toBe('No batch ID to watch');
+			watcher.parameters = { batchIds: await sendBatch(sb.baseUrl, [N1]) };
+			expect(await watcher.emitted()).toEqual([]);
+			// Saved although nothing was emitted: only the activation poll does that.
+			expect(watcher.persisted).toEqual(watcher.staticData);
+			expect(watcher.state).toBeDefined();
+		},
+	);
+});
+
+describe('equivalent batch ids', () => {
+	it('"0123" and "123" are one batch: one request per poll, one item per change', async () => {
+		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		const watcher = new Watcher(sb.baseUrl, {
+			batchIds: `0${batchId}, ${batchId}\n00${batchId}`,
+			emit: 'final',
+		});
+		expect(await watcher.emitted()).toEqual([]);
+		sb.advance(FINAL_AFTER_MS);
+		expect(changes(await watcher.emitted())).toEqual([`${D1} ENROUTE>DELIVRD`]);
+		// Asked for and remembered in the service's own form, not as first typed.
+		expect(statusRequests()).toEqual([batchId, batchId]);
+		expect(Object.keys((watcher.state as IDataObject).b as IDataObject)).toEqual([batchId]);
+	});
+});
+
+describe('reports in a new order', () => {
+	const BATCH = '9007199254740993';
+	const [A, B, C] = ['447700900100', '447700900110', '447700900130'];
+
+	/** A get_status answer: "msisdn:STATUS" entries in this order. */
+	function answer(entries: string): string {
+		const reports = entries.split(' ').map((entry) => {
+			const [msisdn, status] = entry.split(':');
+			const date = status === 'ENROUTE' ? '' : '2026-11-20 10:00:05.0';
+			return `{"batch_id":${BATCH},"network_id":23410,"status":"${status}","msisdn":"${msisdn}","gateway_session_id":1,"delivery_date":"${date}"}`;
+		});
+		return `{"reports":[${reports.join(',')}]}`;
+	}
+
+	it('logs a warning naming the batch for reports it cannot place, and emits none twice', async () => {
+		proxy = await new Proxy(sb.baseUrl).start();
+		let body = answer(`${B}:DELIVRD ${C}:ENROUTE`);
+		proxy.breakFor = () => ({ status: 200, body });
+		const warn = jest.fn();
+		const logger = { debug: () => {}, info: () => {}, error: () => {}, warn };
+		jest
+			.spyOn(PollContext.prototype, 'logger', 'get')
+			.mockReturnValue(logger as unknown as PollContext['logger']);
+		const watcher = new Watcher(proxy.baseUrl, { batchIds: BATCH, emit: 'final' });
+		expect(await watcher.emitted()).toEqual([]);
+
+		// B was handled; A and B are final now, in a new order: which one is new cannot be told.
+		body = answer(`${A}:DELIVRD ${B}:DELIVRD ${C}:ENROUTE`);
+		expect(await watcher.emitted()).toEqual([]);
+		expect(warn.mock.calls).toEqual([
+			[expect.stringMatching(`^Batch ${BATCH}: .* 2 final reports could not be placed`)],
+		]);
+
+		body = answer(`${A}:DELIVRD ${B}:DELIVRD ${C}:DELIVRD`);
+		expect(changes(await watcher.emitted())).toEqual([`${C} ENROUTE>DELIVRD`]);
+		expect(warn).toHaveBeenCalledTimes(1);
 	});
 });
 
