@@ -111,6 +111,7 @@ const ROUTES: Array<{ method: string; path: RegExp; run: Handler }> = [
 
 async function parseJson(req: IncomingMessage): Promise<unknown> {
 	const text = await readBody(req);
+	if (text === undefined) throw new AdminError(413, 'request body over 1 MB');
 	if (text.trim() === '') return {};
 	try {
 		return JSON.parse(text);

@@ -42,25 +42,35 @@ export function splitDestinations(raw: string): string[] {
 		.filter((d) => d !== '');
 }
 
-/** The end of validity asked for, or an error text; undefined validity_period means the default. */
-function requestedValidity(raw: string | null, ctx: ApiContext): number | string {
-	if (raw === null || raw.trim() === '') return ctx.now + DEFAULT_VALIDITY_MS;
+/** The end of validity; `given` false when validity_period was omitted (or empty). */
+interface Validity {
+	until: number;
+	given: boolean;
+}
+
+/** The validity asked for, or an error text. */
+function requestedValidity(raw: string | null, ctx: ApiContext): Validity | string {
+	// Seed 4.1 rule 4: omitted, the validity is 7 days.
+	if (raw === null || raw.trim() === '')
+		return { until: ctx.now + DEFAULT_VALIDITY_MS, given: false };
 	const at = parseCompactDate(raw.trim(), ctx.timeZone);
 	if (at === undefined) return `validity_period "${raw}" is not a date in the form yyMMddHHmmss`;
 	if (at <= ctx.now) {
 		return `validity_period ${raw} is already past (sandbox time ${formatCompactDate(ctx.now, ctx.timeZone)} ${ctx.timeZone})`;
 	}
-	return at;
+	return { until: at, given: true };
 }
 
-function newMessage(msisdn: string, validity: number, ctx: ApiContext): Message {
+function newMessage(msisdn: string, validity: Validity, ctx: ApiContext): Message {
 	const network = networkFor(msisdn, ctx.networks);
+	// Seed 4.1 rule 5 clamps a validity_period beyond the network's maximum; rule 4's default of
+	// 7 days is not a validity_period, so it stays 7 days (read literally, as the seed says).
+	const max = ctx.now + network.maxValidityMs;
 	return {
 		msisdn,
 		gatewaySessionId: ctx.store.takeSessionId(),
 		networkId: network.networkId,
-		// Seed 4.1 rule 5: a network clamps a longer validity to its own maximum.
-		validUntil: Math.min(validity, ctx.now + network.maxValidityMs),
+		validUntil: validity.given ? Math.min(validity.until, max) : validity.until,
 	};
 }
 
@@ -78,6 +88,9 @@ export function send(account: Account, form: URLSearchParams, ctx: ApiContext): 
 			account,
 			'no valid destination: use international format, digits only, 8 to 15 digits, no leading 0, an assigned country code',
 		);
+	}
+	if (!ctx.store.hasBatchId()) {
+		return rejected(account, 'no batch id left: the next one would have more than 19 digits');
 	}
 	const { encoding, parts } = countParts(message);
 	const cost = parts * valid.length;
@@ -109,6 +122,13 @@ export function send(account: Account, form: URLSearchParams, ctx: ApiContext): 
 		['remaining_credits', account.credits],
 	];
 	return { fields, batch };
+}
+
+/** Undoes an accepted send: the batch is forgotten, its credits go back; its ids are not reused. */
+export function cancelSend(batch: Batch, store: Store): void {
+	store.batches.delete(batch.batchId);
+	const account = store.accounts.get(batch.account);
+	if (account) account.credits += batch.creditsCharged;
 }
 
 /** A batch id is 1 to 19 digits (seed 2.2); anything else is a malformed request. */

@@ -7,16 +7,17 @@ import type { FaultOptions } from './faults';
 import { DEFAULT_NETWORKS, type NetworkRule } from './numbers';
 import { DEMO_ACCOUNT, defaultOptions, type SandboxOptions } from './options';
 import { startSandbox, type Sandbox } from './server';
-import type { Account } from './store';
+import { firstBatchId, type Account } from './store';
 
 export const USAGE = `Usage: npm run sandbox -- [flags]
 
   --host HOST               SANDBOX_HOST          interface to bind (127.0.0.1)
   --port N                  SANDBOX_PORT          port, 0 = any free port (8555)
-  --account USER:PASS:N     SANDBOX_ACCOUNTS      account with N credits; repeat the flag, or
+  --account USER:PASS[:N]   SANDBOX_ACCOUNTS      account with N credits; repeat the flag, or
                                                   separate accounts with commas in the variable
                                                   (default demo:demo-password:1000)
-  --credits N               SANDBOX_CREDITS       credits of the demo account (1000)
+  --credits N               SANDBOX_CREDITS       credits of each account given without N, or of
+                                                  the demo account (1000)
   --time-scale X            SANDBOX_TIME_SCALE    the sandbox clock runs X times faster (1);
                                                   0 freezes it (it then moves only by
                                                   POST /_sandbox/clock)
@@ -25,6 +26,8 @@ export const USAGE = `Usage: npm run sandbox -- [flags]
   --network PREFIX:ID:MAX   SANDBOX_NETWORKS      network for a country-code prefix, with its
                                                   maximum validity, e.g. 44:23410:3d (repeatable)
   --state-file PATH         SANDBOX_STATE_FILE    keep accounts, credits and batches in this file
+  --first-batch-id N        SANDBOX_FIRST_BATCH_ID   first batch_id, 1 to 19 digits
+                                                  (9007199254740993)
   --latency DURATION        SANDBOX_LATENCY       added to every /api response (0)
   --error-500-rate R        SANDBOX_ERROR_500_RATE   share 0..1 of /api requests answered 500
   --error-503-rate R        SANDBOX_ERROR_503_RATE   share answered 503 with Retry-After
@@ -32,8 +35,11 @@ export const USAGE = `Usage: npm run sandbox -- [flags]
   --retry-after SECONDS     SANDBOX_RETRY_AFTER   Retry-After of injected 429s and 503s (1)
   --drop-before-rate R      SANDBOX_DROP_BEFORE_RATE share dropped before processing
   --drop-after-rate R       SANDBOX_DROP_AFTER_RATE  share dropped after processing (sent, no answer)
-  --rate-limit N/DURATION   SANDBOX_RATE_LIMIT    at most N /api requests per account per window
+  --rate-limit N/DURATION   SANDBOX_RATE_LIMIT    at most N /api requests per authenticated
+                                                  account per window
   --fault-seed N            SANDBOX_FAULT_SEED    seed of the fault draws (1)
+  --mislabel                SANDBOX_MISLABEL=true    label JSON and XML answers text/plain
+  --answer-format json|xml  SANDBOX_ANSWER_FORMAT    answer in this format whatever Accept asks
   --no-admin                SANDBOX_ADMIN=false   do not serve /_sandbox/*
   --quiet                   SANDBOX_QUIET=true    do not print one line per request
   --help
@@ -56,15 +62,24 @@ function parseNumber(text: string, what: string, min = 0, max = Infinity): numbe
 	return n;
 }
 
-/** user:pass:credits; the password may itself hold colons (it is everything in between). */
-export function parseAccount(text: string): Account {
+function parseCredits(text: string, what: string): number {
+	const credits = parseNumber(text, what);
+	if (!Number.isInteger(credits)) throw new Error(`${what} must be whole: "${text}"`);
+	return credits;
+}
+
+/**
+ * USER:PASS:CREDITS, or USER:PASS with `credits` (from --credits). With two colons or more the
+ * last part is the credits and the password is everything in between, so it may hold colons.
+ */
+export function parseAccount(text: string, credits = DEMO_ACCOUNT.credits): Account {
 	const first = text.indexOf(':');
 	const last = text.lastIndexOf(':');
-	if (first <= 0 || last === first)
-		throw new Error(`account: "${text}" is not USER:PASSWORD:CREDITS`);
-	const credits = parseNumber(text.slice(last + 1), 'account credits');
-	if (!Number.isInteger(credits)) throw new Error(`account credits must be whole: "${text}"`);
-	return { username: text.slice(0, first), password: text.slice(first + 1, last), credits };
+	if (first <= 0) throw new Error(`account: "${text}" is not USER:PASSWORD[:CREDITS]`);
+	const username = text.slice(0, first);
+	if (last === first) return { username, password: text.slice(first + 1), credits };
+	const own = parseCredits(text.slice(last + 1), 'account credits');
+	return { username, password: text.slice(first + 1, last), credits: own };
 }
 
 export function parseNetwork(text: string): NetworkRule {
@@ -106,6 +121,9 @@ const FLAGS = {
 	'drop-after-rate': { type: 'string' },
 	'rate-limit': { type: 'string' },
 	'fault-seed': { type: 'string' },
+	'first-batch-id': { type: 'string' },
+	mislabel: { type: 'boolean' },
+	'answer-format': { type: 'string' },
 	'no-admin': { type: 'boolean' },
 	quiet: { type: 'boolean' },
 	help: { type: 'boolean' },
@@ -144,17 +162,39 @@ function faultsFrom(get: (flag: string, env: string) => string | undefined): Par
 	return faults;
 }
 
-/** The accounts given, or the demo account (with --credits when given). */
+/** --mislabel and --answer-format: answers a client must read by their body, not their label. */
+function labelFaults(
+	get: (flag: string, env: string) => string | undefined,
+	mislabel: boolean,
+): Partial<FaultOptions> {
+	const faults: Partial<FaultOptions> = mislabel ? { mislabel } : {};
+	const format = get('answer-format', 'SANDBOX_ANSWER_FORMAT');
+	if (format !== undefined && format !== 'json' && format !== 'xml') {
+		throw new Error(`answer-format: "${format}" is neither json nor xml`);
+	}
+	if (format !== undefined) faults.answerFormat = format;
+	return faults;
+}
+
+/**
+ * The accounts given, or the demo account. --credits is the balance of every account given
+ * without its own (USER:PASS), and of the demo account when none is given.
+ */
 function accountsFrom(
 	flags: string[] | undefined,
 	env: Env,
 	get: (flag: string, env: string) => string | undefined,
 ): Account[] {
-	const accounts = listFrom(flags, env.SANDBOX_ACCOUNTS).map(parseAccount);
-	if (accounts.length) return accounts;
-	const credits = get('credits', 'SANDBOX_CREDITS');
-	if (credits === undefined) return [{ ...DEMO_ACCOUNT }];
-	return [{ ...DEMO_ACCOUNT, credits: parseNumber(credits, 'credits') }];
+	const text = get('credits', 'SANDBOX_CREDITS');
+	const credits = text === undefined ? DEMO_ACCOUNT.credits : parseCredits(text, 'credits');
+	const accounts = listFrom(flags, env.SANDBOX_ACCOUNTS).map((a) => parseAccount(a, credits));
+	return accounts.length ? accounts : [{ ...DEMO_ACCOUNT, credits }];
+}
+
+/** Kept as digits: a JS number would round a 19-digit id. */
+function parseFirstBatchId(text: string): string {
+	firstBatchId(text); // throws with the reason when it is not 1 to 19 digits
+	return text;
 }
 
 export interface CliConfig {
@@ -188,7 +228,12 @@ export function parseCli(argv: string[], env: Env): CliConfig {
 		listFrom(v.network as string[] | undefined, env.SANDBOX_NETWORKS).map(parseNetwork),
 	);
 	options.stateFile = get('state-file', 'SANDBOX_STATE_FILE');
-	options.faults = faultsFrom(get);
+	const first = get('first-batch-id', 'SANDBOX_FIRST_BATCH_ID');
+	if (first !== undefined) options.firstBatchId = parseFirstBatchId(first);
+	options.faults = {
+		...faultsFrom(get),
+		...labelFaults(get, truthy('mislabel', 'SANDBOX_MISLABEL')),
+	};
 	options.admin = !(v['no-admin'] === true || /^(0|false|no)$/i.test(env.SANDBOX_ADMIN ?? ''));
 	return { options, quiet: truthy('quiet', 'SANDBOX_QUIET'), help: v.help === true };
 }
@@ -201,10 +246,9 @@ export function banner(sandbox: Sandbox): string {
 		'n8n credential (Bulk SMS API):',
 	];
 	lines.push(`  Base URL  ${sandbox.baseUrl}`);
-	for (const a of sandbox.accounts()) {
-		const password =
-			options.accounts.find((o) => o.username === a.username)?.password ?? '(from the state file)';
-		lines.push(`  Username  ${a.username}   Password  ${password}   (${a.credits} credits)`);
+	// What the sandbox holds, so a password or balance from the state file is what is shown.
+	for (const a of sandbox.credentials()) {
+		lines.push(`  Username  ${a.username}   Password  ${a.password}   (${a.credits} credits)`);
 	}
 	lines.push(
 		'',

@@ -83,7 +83,7 @@ export class SandboxCore {
 		readonly options: SandboxOptions,
 		clockStart: number,
 	) {
-		this.store = new Store(options.accounts);
+		this.store = new Store(options.accounts, options.firstBatchId);
 		this.clock = new Clock(options.timeScale, clockStart);
 		this.faults = new Faults(options.faults);
 		if (options.stateFile) {

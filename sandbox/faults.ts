@@ -2,7 +2,8 @@
  * Fault injection for the /api paths, off by default. 500s, 503s, 429s and "dropped before" happen before
  * the request is processed (nothing charged, nothing stored); "dropped after" closes the connection
  * once the request was processed, so a client cannot know whether its send was taken: the case
- * where it must not send again.
+ * where it must not send again. `mislabel` and `answerFormat` are not drawn: while set, they shape
+ * every answer, for clients that must read a body by its content rather than its label.
  */
 
 export type FaultKind = 'error500' | 'error503' | 'error429' | 'dropBefore' | 'dropAfter';
@@ -30,6 +31,10 @@ export interface FaultOptions {
 	rateLimit?: { limit: number; windowMs: number };
 	/** Seed of the random draws, so a run with shares can be repeated. */
 	seed: number;
+	/** Label every JSON or XML answer text/plain: a client must read the body, not the label. */
+	mislabel: boolean;
+	/** Answer in this format whatever Accept asks, as a gateway that ignores Accept does. */
+	answerFormat?: 'json' | 'xml';
 }
 
 export const NO_FAULTS: FaultOptions = {
@@ -42,6 +47,8 @@ export const NO_FAULTS: FaultOptions = {
 	retryAfterSeconds: 1,
 	rateLimit: undefined,
 	seed: 1,
+	mislabel: false,
+	answerFormat: undefined,
 };
 
 /** mulberry32: small, seeded, good enough to pick faults. */
@@ -83,6 +90,10 @@ function checkFaults(options: FaultOptions): void {
 	if (limit && !(limit.limit >= 1 && limit.windowMs > 0)) {
 		throw new Error('rateLimit needs limit >= 1 and windowMs > 0');
 	}
+	if (typeof options.mislabel !== 'boolean') throw new Error('mislabel must be true or false');
+	if (![undefined, 'json', 'xml'].includes(options.answerFormat)) {
+		throw new Error('answerFormat must be "json" or "xml"');
+	}
 }
 
 export class Faults {
@@ -120,6 +131,14 @@ export class Faults {
 
 	get retryAfterSeconds(): number {
 		return this.options.retryAfterSeconds;
+	}
+
+	get mislabel(): boolean {
+		return this.options.mislabel;
+	}
+
+	get answerFormat(): 'json' | 'xml' | undefined {
+		return this.options.answerFormat;
 	}
 
 	draw(): FaultKind | undefined {

@@ -3,17 +3,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export class BodyTooLarge extends Error {}
-
-export async function readBody(req: IncomingMessage): Promise<string> {
+/**
+ * The body as text, or undefined when it is over MAX_BODY_BYTES. The rest of a large body is
+ * still read (and dropped), so the client can finish sending and then read the answer, which
+ * may be a 401 rather than a 413: credentials are checked first.
+ */
+export async function readBody(req: IncomingMessage): Promise<string | undefined> {
 	const chunks: Buffer[] = [];
 	let size = 0;
 	for await (const chunk of req) {
 		size += (chunk as Buffer).length;
-		if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
-		chunks.push(chunk as Buffer);
+		if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
 	}
-	return Buffer.concat(chunks).toString('utf8');
+	return size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
 export function respond(

@@ -21,6 +21,11 @@ export interface SandboxOptions {
 	faults: Partial<FaultOptions>;
 	/** Serve /_sandbox/* (unauthenticated admin and test controls). */
 	admin: boolean;
+	/**
+	 * First batch_id given out, 1 to 19 digits as a string or bigint (never a JS number); default
+	 * 9007199254740993 (2^53 + 1). A state file that already holds a sequence wins.
+	 */
+	firstBatchId?: string | bigint;
 	/** Start of the sandbox clock, ms since epoch; default now. */
 	startTime?: number;
 	/** Receives one line per request (the CLI prints them); silent by default. */

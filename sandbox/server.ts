@@ -6,21 +6,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { negotiate } from './accept';
 import { handleAdmin } from './admin';
-import { BATCH_ID, reportFields, send } from './api';
+import { BATCH_ID, cancelSend, reportFields, send } from './api';
 import { SandboxCore, type Received, type RequestLogEntry } from './core';
 import type { FaultKind, FaultOptions } from './faults';
-import {
-	basicCredentials,
-	BodyTooLarge,
-	isFormContentType,
-	readBody,
-	respond,
-	respondText,
-} from './http';
+import { basicCredentials, isFormContentType, readBody, respond, respondText } from './http';
 import type { ReportStatus } from './numbers';
 import { defaultOptions, type SandboxOptions } from './options';
 import { CONTENT_TYPES, renderError, renderSend, renderStatus, type Format } from './render';
-import type { Account } from './store';
+import type { Account, Batch } from './store';
 
 export { DEMO_ACCOUNT, defaultOptions, type SandboxOptions } from './options';
 export {
@@ -57,28 +50,40 @@ export interface Sandbox {
 	/** The last 1000 requests to /api, oldest first. */
 	requests(): RequestLogEntry[];
 	accounts(): Array<{ username: string; credits: number }>;
+	/** The accounts as the sandbox holds them, passwords included (after the state file). */
+	credentials(): Account[];
 	upsertAccount(account: Partial<Account> & { username: string }): Promise<void>;
 	forceStatus(gatewaySessionId: string, status: ReportStatus): Promise<void>;
 }
 
 const REALM = 'Basic realm="bulk-sms-sandbox", charset="UTF-8"';
+const MISLABEL = 'text/plain; charset=utf-8';
 
 class Connection {
+	/**
+	 * `format` is what bodies are written in; when the client accepts neither JSON nor XML
+	 * (`acceptable` false) every answer, 401 included, is plain text, the one format left.
+	 */
 	constructor(
 		readonly req: IncomingMessage,
 		readonly res: ServerResponse,
 		readonly url: URL,
 		readonly format: Format,
+		readonly acceptable: boolean,
 		readonly entry: RequestLogEntry,
+		private readonly mislabel: boolean,
 	) {}
 
 	answer(status: number, body: string, headers: Record<string, string> = {}): void {
 		this.entry.outcome = status;
-		respond(this.res, status, body, CONTENT_TYPES[this.format], headers);
+		const type = this.mislabel ? MISLABEL : CONTENT_TYPES[this.format];
+		respond(this.res, status, body, type, headers);
 	}
 
 	fail(status: number, message: string, headers: Record<string, string> = {}): void {
-		this.answer(status, renderError(message, this.format), headers);
+		if (this.acceptable) return this.answer(status, renderError(message, this.format), headers);
+		this.entry.outcome = status;
+		respondText(this.res, status, message, headers);
 	}
 
 	drop(how: 'dropped-before' | 'dropped-after'): void {
@@ -159,46 +164,55 @@ class SandboxServer {
 
 	private async handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
 		const entry = this.logEntry(req, url);
-		let body: string;
-		try {
-			body = await readBody(req);
-		} catch (error) {
-			if (!(error instanceof BodyTooLarge)) throw error;
-			entry.outcome = 413;
-			return respondText(res, 413, 'request body over 1 MB', { Connection: 'close' });
-		}
+		const body = await readBody(req);
 		// Logged before any fault, so a test sees what was sent even when the sandbox dropped it.
-		if (isFormContentType(req.headers['content-type'])) {
+		if (body !== undefined && isFormContentType(req.headers['content-type'])) {
 			entry.form = Object.fromEntries(new URLSearchParams(body));
 		}
-		const format = negotiate(req.headers.accept);
-		const conn = new Connection(req, res, url, format ?? 'json', entry);
+		const conn = this.connection(req, res, url, entry);
 		if (this.core.faults.latencyMs > 0) await this.sleep(this.core.faults.latencyMs);
 		const fault = this.core.faults.draw();
 		if (fault) entry.fault = fault;
-		if (!this.injectBefore(conn, fault) && !this.overLimit(conn) && this.acceptable(conn, format)) {
-			await this.route(conn, body, fault === 'dropAfter');
-		}
+		// Injected faults stand for the infrastructure in front of the service: they come first.
+		if (!this.injectBefore(conn, fault)) await this.serve(conn, body, fault === 'dropAfter');
 		this.finish(conn);
 	}
 
-	/** The rate limit, counted per account (as claimed, before checking the password). */
-	private overLimit(conn: Connection): boolean {
-		const retryAfter = this.core.faults.overLimit(conn.entry.account ?? '-', Date.now());
+	private connection(
+		req: IncomingMessage,
+		res: ServerResponse,
+		url: URL,
+		entry: RequestLogEntry,
+	): Connection {
+		const { faults } = this.core;
+		const format = faults.answerFormat ?? negotiate(req.headers.accept);
+		const acceptable = format !== undefined;
+		return new Connection(req, res, url, format ?? 'json', acceptable, entry, faults.mislabel);
+	}
+
+	/**
+	 * The service's own checks. Credentials come first, so a caller without them learns nothing
+	 * else, and cannot spend an account's rate limit.
+	 */
+	private async serve(conn: Connection, body: string | undefined, dropAfter: boolean) {
+		const account = this.authenticate(conn);
+		if (!account || this.overLimit(conn, account)) return;
+		if (body === undefined) return conn.fail(413, 'request body over 1 MB');
+		if (!conn.acceptable) {
+			const text = 'the sandbox answers application/json or application/xml; see the Accept header';
+			return conn.fail(406, text);
+		}
+		await this.route(conn, account, body, dropAfter);
+	}
+
+	/** The rate limit, counted per authenticated account. */
+	private overLimit(conn: Connection, account: Account): boolean {
+		const retryAfter = this.core.faults.overLimit(account.username, Date.now());
 		if (retryAfter === undefined) return false;
 		conn.entry.fault = 'rateLimit';
 		const headers = { 'Retry-After': String(retryAfter) };
 		conn.fail(429, `rate limit exceeded; retry after ${retryAfter} s`, headers);
 		return true;
-	}
-
-	/** 406 when the client accepts neither JSON nor XML: plain text, the one format left. */
-	private acceptable(conn: Connection, format: Format | undefined): boolean {
-		if (format !== undefined) return true;
-		conn.entry.outcome = 406;
-		const text = 'the sandbox answers application/json or application/xml; see the Accept header';
-		respondText(conn.res, 406, text);
-		return false;
 	}
 
 	/** Faults that stop a request before it is processed; true when one did. */
@@ -224,21 +238,29 @@ class SandboxServer {
 	}
 
 	private authenticate(conn: Connection): Account | undefined {
-		const given = basicCredentials(conn.req.headers.authorization);
+		const header = conn.req.headers.authorization;
+		const given = basicCredentials(header);
 		const account = given && this.core.store.accounts.get(given.username);
 		if (account && given && account.password === given.password) return account;
-		const why = given ? 'wrong username or password' : 'HTTP Basic credentials are required';
+		const why = given
+			? 'wrong username or password'
+			: header
+				? 'the Authorization header does not hold HTTP Basic credentials'
+				: 'HTTP Basic credentials are required';
 		conn.fail(401, why, { 'WWW-Authenticate': REALM });
 		return undefined;
 	}
 
-	private async route(conn: Connection, body: string, dropAfter: boolean): Promise<void> {
+	private async route(
+		conn: Connection,
+		account: Account,
+		body: string,
+		dropAfter: boolean,
+	): Promise<void> {
 		const routes: Record<string, { method: string; run: (a: Account) => Promise<string> }> = {
 			'/api/sms/send': { method: 'POST', run: (a) => this.send(conn, a, body) },
 			'/api/sms/get_status': { method: 'GET', run: (a) => this.status(conn, a) },
 		};
-		const account = this.authenticate(conn);
-		if (!account) return;
 		const route = routes[conn.url.pathname];
 		if (!route) return conn.fail(404, `no such path: ${conn.url.pathname}`);
 		if (conn.req.method !== route.method) {
@@ -258,9 +280,24 @@ class SandboxServer {
 		}
 		const form = new URLSearchParams(body);
 		const outcome = send(account, form, this.core.context());
-		// The answer waits for the state file, so an accepted batch survives a crash after it.
-		if (outcome.batch) await this.core.persist();
+		if (outcome.batch && !(await this.kept(conn, outcome.batch))) return '';
 		return renderSend(outcome.fields, conn.format);
+	}
+
+	/**
+	 * The answer waits for the state file, so an accepted batch survives a crash after it. When
+	 * the file cannot be written the send is undone, so the 500 means that nothing was taken.
+	 */
+	private async kept(conn: Connection, batch: Batch): Promise<boolean> {
+		try {
+			await this.core.persist();
+			return true;
+		} catch (error) {
+			cancelSend(batch, this.core.store);
+			const why = (error as Error).message;
+			conn.fail(500, `the state file could not be written, so the batch was not taken: ${why}`);
+			return false;
+		}
 	}
 
 	private async status(conn: Connection, account: Account): Promise<string> {
@@ -304,6 +341,7 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 		received: (account) => core.received(account),
 		requests: () => core.requests(),
 		accounts: () => core.accounts(),
+		credentials: () => [...core.store.accounts.values()].map((a) => ({ ...a })),
 		upsertAccount: (account) => core.upsertAccount(account),
 		forceStatus: (id, status) => core.forceStatus(id, status),
 	};

@@ -49,15 +49,36 @@ export interface StoreSnapshot {
 export const FIRST_BATCH_ID = 9007199254740993n;
 export const FIRST_SESSION_ID = 18014398509481985n; // 2^54 + 1
 const ID_STEP = 2n;
+/** Seed 2.2: a batch_id has up to 19 digits. */
+const MAX_BATCH_ID = 10n ** 19n - 1n;
+
+/**
+ * The first batch id from an option: 1 to 19 digits, as a string or a bigint, never a JS number
+ * (which would round a 19-digit id before the sandbox sees it).
+ */
+export function firstBatchId(value: string | bigint | undefined): bigint {
+	if (value === undefined) return FIRST_BATCH_ID;
+	const text = String(value);
+	if (typeof (value as unknown) === 'number' || !/^\d{1,19}$/.test(text) || BigInt(text) === 0n) {
+		throw new Error(`first batch id: "${text}" is not an integer of 1 to 19 digits above 0`);
+	}
+	return BigInt(text);
+}
 
 export class Store {
 	readonly accounts = new Map<string, Account>();
 	readonly batches = new Map<string, Batch>();
-	private nextBatchId = FIRST_BATCH_ID;
+	private nextBatchId: bigint;
 	private nextSessionId = FIRST_SESSION_ID;
 
-	constructor(accounts: Account[]) {
+	constructor(accounts: Account[], firstBatch: string | bigint | undefined = undefined) {
 		for (const a of accounts) this.accounts.set(a.username, { ...a });
+		this.nextBatchId = firstBatchId(firstBatch);
+	}
+
+	/** False once the ids run past 19 digits (only with a first id near the top). */
+	hasBatchId(): boolean {
+		return this.nextBatchId <= MAX_BATCH_ID;
 	}
 
 	takeBatchId(): string {

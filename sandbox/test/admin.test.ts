@@ -43,7 +43,7 @@ it('GET /_sandbox/batches lists every accepted batch and counts acceptances per 
 				msisdn: '447700900001',
 				network_id: 23410,
 				status: 'ENROUTE',
-				valid_until: '2026-01-18T10:00:00.000Z',
+				valid_until: '2026-01-22T10:00:00.000Z', // the default 7 days
 			}),
 			expect.objectContaining({ msisdn: '447700900002' }),
 		],

@@ -1,8 +1,29 @@
 /** `npm run sandbox`: flags and variables, the banner, and a clean stop on Ctrl-C. */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { parseCli, parseDuration } from '../cli';
+import { banner, parseCli, parseDuration } from '../cli';
 import { DEFAULT_NETWORKS } from '../numbers';
+import { startSandbox } from '../server';
+import {
+	call,
+	getStatus,
+	parseJsonLossless,
+	rawNumbers,
+	send,
+	sendOk,
+	startCli,
+	until,
+	type Call,
+	type CliProcess,
+} from './helpers';
+
+const hi = { destination: '447700900001', message: 'hi' };
+
+function tempDir(): string {
+	return mkdtempSync(path.join(tmpdir(), 'sandbox-cli-'));
+}
 
 describe('parseCli', () => {
 	it('defaults to 127.0.0.1:8555, the demo account, real time, UTC, no faults', () => {
@@ -128,10 +149,67 @@ describe('parseCli', () => {
 		expect([options.admin, quiet, options.stateFile]).toEqual([false, true, 'state.json']);
 	});
 
-	it('--credits sets the demo account', () => {
-		expect(parseCli(['--credits', '5'], {}).options.accounts).toEqual([
-			{ username: 'demo', password: 'demo-password', credits: 5 },
-		]);
+	it.each([
+		['--credits alone: the demo account', ['--credits', '5'], {}, [['demo', 'demo-password', 5]]],
+		[
+			'--credits: accounts given without credits; their own win',
+			['--account', 'a:p', '--account', 'b:x:y:2', '--credits', '5'],
+			{},
+			[
+				['a', 'p', 5],
+				['b', 'x:y', 2],
+			],
+		],
+		['USER:PASS without --credits: 1000', ['--account', 'a:p'], {}, [['a', 'p', 1000]]],
+		[
+			'SANDBOX_CREDITS with SANDBOX_ACCOUNTS',
+			[],
+			{ SANDBOX_ACCOUNTS: 'a:p, b:q:2', SANDBOX_CREDITS: '7' },
+			[
+				['a', 'p', 7],
+				['b', 'q', 2],
+			],
+		],
+		[
+			'SANDBOX_CREDITS alone: the demo account',
+			[],
+			{ SANDBOX_CREDITS: '7' },
+			[['demo', 'demo-password', 7]],
+		],
+	])('%s', (_name, argv, env, accounts) => {
+		const got = parseCli(argv, env).options.accounts;
+		expect(got.map((a) => [a.username, a.password, a.credits])).toEqual(accounts);
+	});
+
+	it.each([
+		[['--first-batch-id', '9223372036854775807'], {}, '9223372036854775807'],
+		[[], { SANDBOX_FIRST_BATCH_ID: '1234567890123456789' }, '1234567890123456789'],
+		[[], {}, undefined],
+	])('first batch id %j %j is kept as digits', (argv, env, id) => {
+		expect(parseCli(argv, env).options.firstBatchId).toBe(id);
+	});
+
+	it.each([
+		[['--mislabel', '--answer-format', 'xml'], {}, { mislabel: true, answerFormat: 'xml' }],
+		[
+			[],
+			{ SANDBOX_MISLABEL: 'true', SANDBOX_ANSWER_FORMAT: 'json' },
+			{ mislabel: true, answerFormat: 'json' },
+		],
+		[[], { SANDBOX_MISLABEL: 'false' }, {}],
+	])('labels %j %j', (argv, env, faults) => {
+		expect(parseCli(argv, env).options.faults).toEqual(faults);
+	});
+
+	it('SANDBOX_NETWORKS adds and replaces networks', () => {
+		const { networks } = parseCli([], { SANDBOX_NETWORKS: '44:999:1h, 352:27001:2d' }).options;
+		expect(networks).toContainEqual({ prefix: '44', networkId: 999, maxValidityMs: 3600_000 });
+		expect(networks).toContainEqual({
+			prefix: '352',
+			networkId: 27001,
+			maxValidityMs: 172_800_000,
+		});
+		expect(networks.filter((n) => n.prefix === '44')).toHaveLength(1);
 	});
 
 	it.each([
@@ -144,6 +222,12 @@ describe('parseCli', () => {
 		[['--network', '44:abc:1d']],
 		[['--rate-limit', '10']],
 		[['--unknown-flag']],
+		[['--account', ':p:1']],
+		[['--credits', '1.5']],
+		[['--first-batch-id', '12345678901234567890']],
+		[['--first-batch-id', '1e3']],
+		[['--first-batch-id', '0']],
+		[['--answer-format', 'html']],
 	])('rejects %j', (argv) => {
 		expect(() => parseCli(argv, {})).toThrow();
 	});
@@ -197,3 +281,185 @@ it('npm run sandbox starts, prints the base URL and demo account, serves, and st
 	expect(out).toMatch(/SIGINT: stopping the sandbox\nSandbox stopped\./);
 	expect(out).toMatch(/POST \/api\/sms\/send demo -> 200/);
 }, 30_000);
+
+it('the banner shows the password and credits the sandbox holds after its state file', async () => {
+	const dir = tempDir();
+	const stateFile = path.join(dir, 'state.json');
+	try {
+		const first = await startSandbox({ stateFile });
+		await sendOk(first, hi);
+		await first.upsertAccount({ username: 'demo', password: 'changed-at-runtime' });
+		await first.stop();
+		// Its options still say demo-password and 1000 credits; the state file says otherwise.
+		const second = await startSandbox({ stateFile });
+		const text = banner(second);
+		await second.stop();
+		expect(text).toContain('Username  demo   Password  changed-at-runtime   (999 credits)');
+		expect(text).not.toContain('demo-password');
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+});
+
+describe('the CLI applies its fault flags and variables to the running server', () => {
+	const outcome = (call: Promise<Call>) =>
+		call.then(
+			(r) => r.status,
+			() => 'dropped',
+		);
+	const accepted = async (cli: CliProcess) =>
+		parseJsonLossless((await call(cli, '/_sandbox/batches')).text).destinations.length;
+	const statuses = async (target: { baseUrl: string }) => {
+		const out = [];
+		for (let i = 0; i < 12; i++) out.push(await outcome(send(target, hi)));
+		return out;
+	};
+	/** The draws of the CLI's seed match those of an in-process sandbox with that seed. */
+	const seeded = async (cli: CliProcess) => {
+		const local = await startSandbox({ faults: { error500Rate: 0.5, seed: 9 } });
+		const [remote, same] = [await statuses(cli), await statuses(local)];
+		await local.stop();
+		return remote.join() === same.join() && remote.includes(500) && remote.includes(200);
+	};
+	/** Credits left, network_id, and how long the network keeps a far validity_period. */
+	const network = async (cli: CliProcess) => {
+		const fields = { ...hi, validity_period: '991231235959' };
+		const sent = parseJsonLossless((await send(cli, fields)).text);
+		const report = parseJsonLossless((await getStatus(cli, sent.batch_id)).text).reports[0];
+		const batch = parseJsonLossless((await call(cli, '/_sandbox/batches')).text).batches[0];
+		const kept = Date.parse(batch.messages[0].valid_until) - Date.parse(batch.submitted_at);
+		return [sent.remaining_credits, report.network_id, kept];
+	};
+	const rows: Array<
+		[string, string[], Record<string, string>, (c: CliProcess) => Promise<unknown>, unknown]
+	> = [
+		[
+			'--error-503-rate 1 --retry-after 4',
+			['--error-503-rate', '1', '--retry-after', '4'],
+			{},
+			async (c) => {
+				const res = await send(c, hi);
+				return [res.status, res.headers.get('retry-after')];
+			},
+			[503, '4'],
+		],
+		['--error-500-rate 1', ['--error-500-rate', '1'], {}, (c) => outcome(send(c, hi)), 500],
+		['--error-429-rate 1', ['--error-429-rate', '1'], {}, (c) => outcome(send(c, hi)), 429],
+		[
+			'SANDBOX_ERROR_503_RATE=1',
+			[],
+			{ SANDBOX_ERROR_503_RATE: '1' },
+			(c) => outcome(send(c, hi)),
+			503,
+		],
+		[
+			'--drop-before-rate 1',
+			['--drop-before-rate', '1'],
+			{},
+			async (c) => [await outcome(send(c, hi)), await accepted(c)],
+			['dropped', 0],
+		],
+		[
+			'--drop-after-rate 1',
+			['--drop-after-rate', '1'],
+			{},
+			async (c) => [await outcome(send(c, hi)), await accepted(c)],
+			['dropped', 1],
+		],
+		[
+			'--rate-limit 1/1m',
+			['--rate-limit', '1/1m'],
+			{},
+			async (c) => [await outcome(send(c, hi)), await outcome(send(c, hi))],
+			[200, 429],
+		],
+		[
+			'--latency 300ms',
+			['--latency', '300ms'],
+			{},
+			async (c) => {
+				const started = Date.now();
+				await send(c, hi);
+				return Date.now() - started >= 290;
+			},
+			true,
+		],
+		[
+			'--error-500-rate 0.5 --fault-seed 9',
+			['--error-500-rate', '0.5', '--fault-seed', '9'],
+			{},
+			seeded,
+			true,
+		],
+		[
+			'--mislabel',
+			['--mislabel'],
+			{},
+			async (c) => (await send(c, hi)).headers.get('content-type'),
+			'text/plain; charset=utf-8',
+		],
+		[
+			'--answer-format xml',
+			['--answer-format', 'xml'],
+			{},
+			async (c) => (await send(c, hi)).text.slice(0, 5),
+			'<?xml',
+		],
+		[
+			'--first-batch-id',
+			['--first-batch-id', '1234567890123456789'],
+			{},
+			async (c) => rawNumbers((await send(c, hi)).text, 'batch_id'),
+			['1234567890123456789'],
+		],
+		[
+			'SANDBOX_NETWORKS and SANDBOX_CREDITS',
+			[],
+			{ SANDBOX_NETWORKS: '44:999:1h', SANDBOX_CREDITS: '7' },
+			network,
+			[6, 999, 3600_000],
+		],
+	];
+	it.concurrent.each(rows)('%s', async (_name, argv, env, probe, expected) => {
+		const cli = await startCli(argv, env);
+		try {
+			expect(await probe(cli)).toEqual(expected);
+		} finally {
+			await cli.stop();
+		}
+	});
+});
+
+it('after kill -9 of the CLI, a restart with its --state-file has everything answered before', async () => {
+	const dir = tempDir();
+	const stateFile = path.join(dir, 'state.json');
+	const first = await startCli(['--state-file', stateFile]);
+	let second: CliProcess | undefined;
+	try {
+		const password = 'set-before-the-kill';
+		const put = { method: 'PUT', auth: null, body: JSON.stringify({ password }) };
+		expect((await call(first, '/_sandbox/accounts/demo', put)).status).toBe(200);
+		const auth = { username: 'demo', password };
+		// Four clients keep sending, so the kill lands while writes are under way.
+		const answered: string[] = [];
+		const client = async () => {
+			for (;;) answered.push(await sendOk(first, hi, { auth }));
+		};
+		const clients = Array.from({ length: 4 }, () => client().catch(() => undefined));
+		await until(() => answered.length >= 20);
+		await first.stop('SIGKILL');
+		await Promise.all(clients);
+		// Whole (it parses), and it holds every send that was answered.
+		const saved = JSON.parse(readFileSync(stateFile, 'utf8'));
+		const ids = saved.batches.map((b: { batchId: string }) => b.batchId);
+		expect(answered.length).toBeGreaterThanOrEqual(20);
+		expect(ids).toEqual(expect.arrayContaining(answered));
+		second = await startCli(['--state-file', stateFile]);
+		expect(second.output()).toContain(`Password  ${password}   (${1000 - ids.length} credits)`);
+		for (const id of answered) expect((await getStatus(second, id, { auth })).status).toBe(200);
+	} finally {
+		await first.stop('SIGKILL');
+		await second?.stop();
+		rmSync(dir, { recursive: true, force: true });
+	}
+});

@@ -85,6 +85,86 @@ it('shares are drawn from a seeded generator: the same seed gives the same run',
 	for (const status of [404, 429, 500]) expect(first).toContain(status);
 });
 
+it('shares of dropped-before, dropped-after and 503 come from the seed: the same run twice', async () => {
+	const run = async () => {
+		sb.setFaults({ dropBeforeRate: 0.25, dropAfterRate: 0.25, error503Rate: 0.25, seed: 7 });
+		const [from, before] = [sb.requests().length, credits()];
+		for (let i = 0; i < 40; i++) await send(sb, hi).catch(() => 'dropped');
+		const outcomes = sb
+			.requests()
+			.slice(from)
+			.map((r) => r.outcome);
+		return { outcomes, charged: before - credits() };
+	};
+	const first = await run();
+	expect(await run()).toEqual(first);
+	for (const outcome of ['dropped-before', 'dropped-after', 503, 200])
+		expect(first.outcomes).toContain(outcome);
+	// Only what was processed is charged: the answered sends and those dropped after.
+	const processed = first.outcomes.filter((o) => o === 200 || o === 'dropped-after');
+	expect(first.charged).toBe(processed.length);
+});
+
+it('rate limit: counted only after authentication, so strangers cannot spend an account’s quota', async () => {
+	sb.setFaults({ rateLimit: { limit: 2, windowMs: 60_000 } });
+	for (const auth of [null, { username: 'demo', password: 'wrong' }, null]) {
+		expect((await send(sb, hi, { auth })).status).toBe(401);
+	}
+	const statuses = [];
+	for (let i = 0; i < 3; i++) statuses.push((await send(sb, hi)).status);
+	expect(statuses).toEqual([200, 200, 429]);
+});
+
+describe('answers a client must read by their body, not their label', () => {
+	const JSON_TYPE = 'application/json; charset=utf-8';
+	const XML_TYPE = 'application/xml; charset=utf-8';
+	const TEXT = 'text/plain; charset=utf-8';
+	it.each([
+		['mislabel: JSON labelled text/plain', { mislabel: true }, 'application/json', TEXT, '{'],
+		['mislabel: XML labelled text/plain', { mislabel: true }, 'application/xml', TEXT, '<?xml'],
+		[
+			'answerFormat xml: XML to a JSON request',
+			{ answerFormat: 'xml' },
+			'application/json',
+			XML_TYPE,
+			'<?xml',
+		],
+		[
+			'answerFormat json: JSON to an XML request',
+			{ answerFormat: 'json' },
+			'application/xml',
+			JSON_TYPE,
+			'{',
+		],
+		[
+			'both: XML to a JSON request, labelled text/plain',
+			{ answerFormat: 'xml', mislabel: true },
+			'application/json',
+			TEXT,
+			'<?xml',
+		],
+	])('%s', async (_name, faults, accept, type, start) => {
+		sb.setFaults(faults as object);
+		const ok = await send(sb, hi, { accept });
+		const missing = await getStatus(sb, '1', { accept });
+		for (const res of [ok, missing]) {
+			expect(res.headers.get('content-type')).toBe(type);
+			expect(res.text.startsWith(start)).toBe(true);
+		}
+		expect([ok.status, missing.status]).toEqual([200, 404]);
+		expect(ok.text).toMatch(/accepted.{1,2}true/);
+	});
+
+	it('the admin view sets and shows them', async () => {
+		const put = await call(sb, '/_sandbox/faults', {
+			method: 'PUT',
+			body: JSON.stringify({ mislabel: true, answerFormat: 'xml' }),
+		});
+		expect(parseJsonLossless(put.text)).toMatchObject({ mislabel: true, answerFormat: 'xml' });
+		expect((await send(sb, hi)).headers.get('content-type')).toBe(TEXT);
+	});
+});
+
 it('rate limit: beyond N requests per window, 429 with the seconds left in Retry-After', async () => {
 	sb.setFaults({ rateLimit: { limit: 2, windowMs: 60_000 } });
 	const statuses = [];
@@ -163,6 +243,8 @@ it.each([
 	[{ error500rate: 1 }, /unknown fault setting\(s\): error500rate/],
 	[{ latencyMs: -1 }, /0 or more/],
 	[{ rateLimit: { limit: 0, windowMs: 1000 } }, /rateLimit/],
+	[{ mislabel: 'yes' }, /mislabel must be true or false/],
+	[{ answerFormat: 'html' }, /answerFormat must be "json" or "xml"/],
 ])('refuses fault settings %j', async (faults, message) => {
 	expect(() => sb.setFaults(faults as object)).toThrow(message);
 	const res = await call(sb, '/_sandbox/faults', { method: 'PUT', body: JSON.stringify(faults) });

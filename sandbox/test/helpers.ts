@@ -1,4 +1,9 @@
-/** What the sandbox tests share: a real HTTP client over fetch, and lossless readers of bodies. */
+/**
+ * What the sandbox tests share: a real HTTP client over fetch, lossless readers of bodies, and
+ * the CLI run as a child process.
+ */
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../server';
 
@@ -7,6 +12,9 @@ export const DEMO = { username: 'demo', password: 'demo-password' };
 export function basic(username: string, password: string): string {
 	return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 }
+
+/** A sandbox in this process or a CLI child: all a request needs is where it listens. */
+type Target = Pick<Sandbox, 'baseUrl'>;
 
 export interface Call {
 	status: number;
@@ -17,15 +25,18 @@ export interface Call {
 interface CallOptions {
 	accept?: string | null;
 	auth?: { username: string; password: string } | null;
+	/** A raw Authorization header, sent instead of `auth`. */
+	authorization?: string;
 	method?: string;
 	contentType?: string;
 	body?: string;
 }
 
-export async function call(sb: Sandbox, path: string, o: CallOptions = {}): Promise<Call> {
+export async function call(sb: Target, path: string, o: CallOptions = {}): Promise<Call> {
 	const headers: Record<string, string> = {};
 	const auth = o.auth === undefined ? DEMO : o.auth;
 	if (auth) headers.Authorization = basic(auth.username, auth.password);
+	if (o.authorization !== undefined) headers.Authorization = o.authorization;
 	if (o.accept !== null) headers.Accept = o.accept ?? 'application/json';
 	if (o.contentType) headers['Content-Type'] = o.contentType;
 	const res = await fetch(`${sb.baseUrl}${path}`, {
@@ -37,7 +48,7 @@ export async function call(sb: Sandbox, path: string, o: CallOptions = {}): Prom
 }
 
 export function send(
-	sb: Sandbox,
+	sb: Target,
 	fields: Record<string, string>,
 	o: CallOptions = {},
 ): Promise<Call> {
@@ -49,7 +60,7 @@ export function send(
 	});
 }
 
-export function getStatus(sb: Sandbox, batchId: string, o: CallOptions = {}): Promise<Call> {
+export function getStatus(sb: Target, batchId: string, o: CallOptions = {}): Promise<Call> {
 	return call(sb, `/api/sms/get_status?batch_id=${encodeURIComponent(batchId)}`, o);
 }
 
@@ -86,7 +97,7 @@ export async function withSandbox<T>(
 
 /** Accepts a batch and returns its id (as digits). */
 export async function sendOk(
-	sb: Sandbox,
+	sb: Target,
 	fields: Record<string, string>,
 	o: CallOptions = {},
 ): Promise<string> {
@@ -95,4 +106,58 @@ export async function sendOk(
 	if (res.status !== 200 || body.accepted !== true)
 		throw new Error(`send not accepted: ${res.status} ${res.text}`);
 	return body.batch_id as string;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `done()` holds or `ms` have passed; the caller then asserts what it needs. */
+export async function until(done: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+	for (const end = Date.now() + ms; Date.now() < end && !(await done()); ) await sleep(10);
+}
+
+export interface CliProcess {
+	baseUrl: string;
+	pid: number;
+	/** Everything printed on stdout so far. */
+	output(): string;
+	/** Sends the signal and resolves once the process has exited. */
+	stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * `sandbox/cli.ts` run by node itself (tsx as a loader), so the child's pid is the sandbox's own
+ * and a SIGKILL reaches it; on a free port, without the SANDBOX_* variables of this shell.
+ */
+export async function startCli(
+	args: string[],
+	env: Record<string, string> = {},
+): Promise<CliProcess> {
+	const clean = Object.fromEntries(
+		Object.entries(process.env).filter(([k]) => !k.startsWith('SANDBOX_')),
+	);
+	const child = spawn(
+		process.execPath,
+		['--import', 'tsx', 'sandbox/cli.ts', '--port', '0', '--quiet', ...args],
+		{
+			cwd: path.resolve(__dirname, '../..'),
+			env: { ...clean, ...env },
+			stdio: ['ignore', 'pipe', 'pipe'],
+		},
+	);
+	let out = '';
+	let err = '';
+	child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+	child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+	const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+	const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+		if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+		await exited;
+	};
+	await until(() => /Press Ctrl-C/.test(out) || child.exitCode !== null, 15_000);
+	const baseUrl = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+	if (!baseUrl) {
+		await stop('SIGKILL');
+		throw new Error(`the sandbox CLI did not start:\n${out}${err}`);
+	}
+	return { baseUrl, pid: child.pid!, output: () => out, stop };
 }

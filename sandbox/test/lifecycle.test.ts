@@ -1,7 +1,8 @@
 /** Every message goes ENROUTE -> a final state on the sandbox clock, by the test-number table. */
 import type { Sandbox } from '../server';
 import { startSandbox, TEST_NUMBER_TABLE } from '../server';
-import { call, getStatus, parseJsonLossless, sendOk } from './helpers';
+import { formatCompactDate } from '../dates';
+import { call, getStatus, parseJsonLossless, sendOk, until } from './helpers';
 
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0, 0);
 let sb: Sandbox;
@@ -42,16 +43,23 @@ it('everything is ENROUTE without a date at first; then each digit reaches its s
 
 it.each([
 	['default validity, network maximum 7 days', '336123456708', undefined, '2026-01-22 10:00:00.0'],
+	// Rule 4: omitted, the validity is 7 days; rule 5 clamps only a validity_period that was given.
 	[
-		'default 7 days clamped to the UK maximum of 3 days',
+		'default 7 days, though the UK maximum is 3 days',
 		'447700900008',
 		undefined,
-		'2026-01-18 10:00:00.0',
+		'2026-01-22 10:00:00.0',
 	],
 	[
-		'default 7 days clamped to the German maximum of 1 day',
+		'default 7 days, though the German maximum is 1 day',
 		'4915123456788',
 		undefined,
+		'2026-01-22 10:00:00.0',
+	],
+	[
+		'validity_period beyond the German maximum is clamped to 1 day',
+		'4915123456788',
+		'260301000000',
 		'2026-01-16 10:00:00.0',
 	],
 	['validity_period within the maximum', '447700900008', '260116120000', '2026-01-16 12:00:00.0'],
@@ -131,7 +139,11 @@ it('networks are configurable per prefix, with their own maximum validity', asyn
 		],
 	});
 	try {
-		const batch = await sendOk(custom, { destination: '447700900008,447800900008', message: 'x' });
+		const batch = await sendOk(custom, {
+			destination: '447700900008,447800900008',
+			message: 'x',
+			validity_period: '270101000000', // clamped to each network's maximum
+		});
 		custom.advance(60_000);
 		const r = parseJsonLossless((await getStatus(custom, batch)).text).reports;
 		expect(r.map((x: { network_id: number; status: string }) => [x.network_id, x.status])).toEqual([
@@ -143,16 +155,22 @@ it('networks are configurable per prefix, with their own maximum validity', asyn
 	}
 });
 
-it('a fast clock (--time-scale) finalises messages in real time too', async () => {
-	const fast = await startSandbox({ timeScale: 100_000, finalAfterMs: 5000 });
+it('a fast clock (--time-scale) drives every test-number outcome in real time', async () => {
+	// x200: the 5 s delay is 25 ms of real time, a validity of 30 s is 150 ms.
+	const fast = await startSandbox({ timeScale: 200, finalAfterMs: 5000 });
 	try {
-		const batch = await sendOk(fast, { destination: '447700900001', message: 'x' });
-		let status = 'ENROUTE';
-		for (let i = 0; i < 200 && status === 'ENROUTE'; i++) {
-			await new Promise((r) => setTimeout(r, 5));
-			status = (await reports(batch, fast))[0].status;
-		}
-		expect(status).toBe('DELIVRD');
+		const destination = TEST_NUMBER_TABLE.map((r) => byDigit(r.lastDigit)).join(',');
+		const validity_period = formatCompactDate(fast.now() + 30_000, 'UTC');
+		const batch = await sendOk(fast, { destination, message: 'x', validity_period });
+		const expected = TEST_NUMBER_TABLE.map((r) => r.status);
+		let seen: string[] = [];
+		await until(async () => {
+			seen = (await reports(batch, fast)).map((r) => r.status);
+			return seen.join() === expected.join();
+		});
+		expect(seen).toEqual(expected);
+		const final = await reports(batch, fast);
+		expect(final.filter((r) => r.delivery_date === '').map((r) => r.status)).toEqual(['ENROUTE']);
 	} finally {
 		await fast.stop();
 	}

@@ -1,7 +1,16 @@
 /** Seed 4.1 (send) and 5 (authentication), over HTTP. */
 import type { Sandbox } from '../server';
 import { FIRST_BATCH_ID, startSandbox } from '../server';
-import { basic, call, DEMO, parseJsonLossless, parseXml, rawNumbers, send } from './helpers';
+import {
+	basic,
+	call,
+	DEMO,
+	getStatus,
+	parseJsonLossless,
+	parseXml,
+	rawNumbers,
+	send,
+} from './helpers';
 
 let sb: Sandbox;
 beforeEach(async () => {
@@ -14,6 +23,7 @@ beforeEach(async () => {
 });
 afterEach(() => sb.stop());
 
+const REALM = 'Basic realm="bulk-sms-sandbox", charset="UTF-8"';
 const credits = (username = 'demo') => sb.accounts().find((a) => a.username === username)?.credits;
 
 describe('authentication', () => {
@@ -32,6 +42,63 @@ describe('authentication', () => {
 		}
 		expect(credits()).toBe(1000);
 		expect(sb.received().batches).toHaveLength(0);
+	});
+
+	const XML = '<?xml version="1.0" encoding="UTF-8"?>';
+	const REQUIRED = 'HTTP Basic credentials are required';
+	const MALFORMED = 'the Authorization header does not hold HTTP Basic credentials';
+	const wrong = { username: 'demo', password: 'nope' };
+	// Credentials are checked before Accept: a caller without them is told only that.
+	it.each([
+		['none, Accept text/html', { auth: null, accept: 'text/html' }, 'text/plain', `${REQUIRED}\n`],
+		[
+			'wrong, Accept text/html',
+			{ auth: wrong, accept: 'text/html' },
+			'text/plain',
+			'wrong username or password\n',
+		],
+		[
+			'none, Accept XML',
+			{ auth: null, accept: 'application/xml' },
+			'application/xml',
+			`${XML}<error>${REQUIRED}</error>`,
+		],
+		[
+			'wrong, Accept XML',
+			{ auth: wrong, accept: 'application/xml' },
+			'application/xml',
+			`${XML}<error>wrong username or password</error>`,
+		],
+		['"Basic !!!"', { authorization: 'Basic !!!' }, 'application/json', `{"error":"${MALFORMED}"}`],
+		['"Bearer x"', { authorization: 'Bearer x' }, 'application/json', `{"error":"${MALFORMED}"}`],
+		[
+			'Basic without a colon',
+			{ authorization: `Basic ${btoa('demo')}` },
+			'application/json',
+			`{"error":"${MALFORMED}"}`,
+		],
+	])(
+		'%s: 401 with WWW-Authenticate, the body in the answer format',
+		async (_name, o, type, body) => {
+			const res = await send(sb, { destination: '447700900001', message: 'hi' }, o);
+			expect(res.status).toBe(401);
+			expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="bulk-sms-sandbox"/);
+			expect(res.headers.get('content-type')).toBe(`${type}; charset=utf-8`);
+			expect(res.text).toBe(body);
+			expect(credits()).toBe(1000);
+		},
+	);
+
+	it('a body over 1 MB: 401 without credentials, 413 with them', async () => {
+		const big = { destination: '447700900001', message: 'a'.repeat(1024 * 1024) };
+		const anonymous = await send(sb, big, { auth: null });
+		expect([anonymous.status, anonymous.headers.get('www-authenticate')]).toEqual([401, REALM]);
+		const known = await send(sb, big, { accept: 'application/xml' });
+		expect([known.status, known.text]).toEqual([
+			413,
+			`${XML}<error>request body over 1 MB</error>`,
+		]);
+		expect(credits()).toBe(1000);
 	});
 
 	it('a password may contain a colon', async () => {
@@ -83,6 +150,37 @@ describe('accepted batch (rule 1)', () => {
 				'<receive_updates>false</receive_updates><remaining_credits>999</remaining_credits></sms_send>',
 		);
 	});
+});
+
+describe('a first batch id of 19 digits (firstBatchId)', () => {
+	it('is given out as it is, read back in JSON and XML, and the ids end at 19 digits', async () => {
+		const top = await startSandbox({ firstBatchId: '9999999999999999997' });
+		try {
+			const hi = { destination: '447700900001', message: 'x' };
+			const ids = [];
+			for (let i = 0; i < 2; i++) ids.push(rawNumbers((await send(top, hi)).text, 'batch_id')[0]);
+			expect(ids).toEqual(['9999999999999999997', '9999999999999999999']);
+			const json = await getStatus(top, ids[0]);
+			expect(rawNumbers(json.text, 'batch_id')).toEqual([ids[0]]);
+			const xml = parseXml((await getStatus(top, ids[1], { accept: 'application/xml' })).text);
+			expect(xml.sms_get_status.reports.delivery_report[0].batch_id).toBe(ids[1]);
+			// The seed's batch_id has up to 19 digits: a 20th is refused, not given out.
+			const third = parseJsonLossless((await send(top, hi)).text);
+			expect(third).toMatchObject({ accepted: false, remaining_credits: 998 });
+			expect(third.error).toMatch(/no batch id left/);
+		} finally {
+			await top.stop();
+		}
+	});
+
+	it.each([['12345678901234567890'], ['0'], ['12e3'], ['-5'], [123]])(
+		'refuses %j',
+		async (firstBatchId) => {
+			await expect(startSandbox({ firstBatchId: firstBatchId as string })).rejects.toThrow(
+				/first batch id/,
+			);
+		},
+	);
 });
 
 describe('destinations (rule 3)', () => {
@@ -215,20 +313,26 @@ describe('credits: per part per accepted destination', () => {
 		expect(sb.received().batches[0]).toMatchObject({ parts, credits_charged: 2 * parts });
 	});
 
-	it('with too few credits the batch is not accepted and nothing is charged', async () => {
-		const poor = { username: 'poor', password: 'pw' };
-		const res = parseJsonLossless(
-			(
-				await send(
-					sb,
-					{ destination: '447700900001,447700900002', message: 'a'.repeat(161) },
-					{ auth: poor },
-				)
-			).text,
-		);
-		expect(res).toMatchObject({ accepted: false, batch_size: 0, remaining_credits: 3 });
-		expect(res.error).toMatch(/insufficient credits: the batch needs 4 .* has 3/);
-		expect(credits('poor')).toBe(3);
+	const poor = { username: 'poor', password: 'pw' };
+	it.each([
+		['JSON', 'application/json', (text: string) => parseJsonLossless(text)],
+		['XML', 'application/xml', (text: string) => parseXml(text).sms_send],
+	])(
+		'with too few credits the batch is not accepted and nothing is charged (%s)',
+		async (_f, accept, read) => {
+			const fields = { destination: '447700900001,447700900002', message: 'a'.repeat(161) };
+			const res = read((await send(sb, fields, { auth: poor, accept })).text);
+			// XML carries every value as text; compare both forms as text.
+			const shown = [res.accepted, res.batch_size, res.receive_updates, res.remaining_credits];
+			expect(shown.map(String)).toEqual(['false', '0', 'false', '3']);
+			expect(res.error).toMatch(/insufficient credits: the batch needs 4 .* has 3/);
+			expect(res).not.toHaveProperty('batch_id');
+			expect(credits('poor')).toBe(3);
+			expect(sb.received().batches).toHaveLength(0);
+		},
+	);
+
+	it('credits that exactly cover the batch are enough', async () => {
 		const exact = parseJsonLossless(
 			(
 				await send(

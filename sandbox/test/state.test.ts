@@ -1,9 +1,9 @@
 /** --state-file: accounts, credits, batches and the clock survive a restart; writes are atomic. */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { startSandbox } from '../server';
-import { getStatus, parseJsonLossless, rawNumbers, send, sendOk } from './helpers';
+import { getStatus, parseJsonLossless, parseXml, rawNumbers, send, sendOk } from './helpers';
 
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0, 0);
 let dir: string;
@@ -106,4 +106,32 @@ it('ids are stored as strings of digits, never as JSON numbers', async () => {
 	const text = readFileSync(stateFile, 'utf8');
 	expect(text).toContain(`"batchId": "${batch}"`);
 	expect(text).not.toMatch(/:\s*\d{16,}/);
+});
+
+it('a send whose state cannot be written is answered 500 and undone: no charge, no batch', async () => {
+	const folder = path.join(dir, 'folder');
+	mkdirSync(folder);
+	const sb = await startSandbox({ stateFile: path.join(folder, 'state.json') });
+	const hi = { destination: '447700900001', message: 'x' };
+	try {
+		const kept = await sendOk(sb, hi);
+		// A file where the folder was: the write fails even for root, whom permissions do not stop.
+		rmSync(folder, { recursive: true });
+		writeFileSync(folder, 'not a folder');
+		const json = await send(sb, hi);
+		const xml = await send(sb, hi, { accept: 'application/xml' });
+		expect([json.status, xml.status]).toEqual([500, 500]);
+		expect(parseJsonLossless(json.text).error).toMatch(/state file could not be written/);
+		expect(parseXml(xml.text).error).toMatch(/batch was not taken/);
+		expect(sb.accounts()).toEqual([{ username: 'demo', credits: 999 }]);
+		expect(sb.received().batches.map((b) => b.batch_id)).toEqual([kept]);
+		// The id the undone send took names no batch.
+		expect((await getStatus(sb, String(BigInt(kept) + 2n))).status).toBe(404);
+	} finally {
+		rmSync(folder, { force: true });
+		mkdirSync(folder);
+		await sb.stop();
+	}
+	const saved = JSON.parse(readFileSync(path.join(folder, 'state.json'), 'utf8'));
+	expect([saved.batches.length, saved.accounts[0].credits]).toEqual([1, 999]);
 });
