@@ -7,7 +7,12 @@ import type { INodeParameters } from 'n8n-workflow';
 import type { AddressInfo } from 'node:net';
 
 import { errorOf, outputOf, runWorkflow } from '../engine/harness';
-import { startSandbox, type Sandbox } from '../../sandbox/server';
+import {
+	FIRST_SESSION_ID,
+	startSandbox,
+	type FaultOptions,
+	type Sandbox,
+} from '../../sandbox/server';
 import { credentialsFor, getStatus, items, line, send, trigger } from './workflow';
 
 let sandbox: Sandbox;
@@ -195,10 +200,76 @@ describe('Get Status', () => {
 	});
 });
 
+describe('Get Status against a gateway that mislabels its answers or ignores Accept', () => {
+	const BATCH_ID = '9223372036854775807'; // 19 digits, the seed's longest
+
+	it.each<[string, Partial<FaultOptions>, string, string, string]>([
+		[
+			'JSON labelled text/plain',
+			{ mislabel: true },
+			'json',
+			'application/json',
+			'2026-11-22 10:15:00.0',
+		],
+		[
+			'XML sent to a JSON request and labelled text/plain',
+			{ mislabel: true, answerFormat: 'xml' },
+			'json',
+			'application/json',
+			'261122101500',
+		],
+		[
+			'JSON sent to an XML request',
+			{ answerFormat: 'json' },
+			'xml',
+			'application/xml',
+			'2026-11-22 10:15:00.0',
+		],
+	])('reads %s', async (_, faults, format, accept, raw) => {
+		await sandbox.stop();
+		sandbox = await startSandbox({
+			timeScale: 0,
+			startTime: Date.parse('2026-11-22T10:14:55Z'),
+			firstBatchId: BATCH_ID,
+		}); // afterEach stops it
+		const sent = await runWorkflow({
+			...line(trigger(), send({ destinations: '447700900120', message: 'Hi' })),
+			credentials: credentialsFor(sandbox),
+		});
+		expect(outputOf(sent, 'Send')[0].json.batch_id).toBe(BATCH_ID);
+		sandbox.advance(5000);
+		sandbox.setFaults(faults);
+
+		const run = await runWorkflow({
+			...line(trigger(), getStatus({ batchId: BATCH_ID, statusOptions: { format } })),
+			credentials: credentialsFor(sandbox),
+		});
+		expect(outputOf(run, 'Get Status').map((item) => item.json)).toEqual([
+			{
+				batch_id: BATCH_ID,
+				msisdn: '447700900120',
+				status: 'DELIVRD',
+				outcome: 'delivered',
+				final: true,
+				network_id: 23410,
+				gateway_session_id: FIRST_SESSION_ID.toString(),
+				delivery_date: '2026-11-22T10:15:00.000+00:00',
+				delivery_date_raw: raw,
+			},
+		]);
+		expect(sandbox.requests().at(-1)).toMatchObject({
+			path: '/api/sms/get_status',
+			accept,
+			outcome: 200,
+		});
+	});
+});
+
 describe('Get Status against odd gateways', () => {
 	let server: Server;
 	let reply: { type: string; body: string; status?: number };
 	beforeEach(async () => {
+		// Not the sandbox: it answers only JSON or XML, never an HTML page or other text.
 		server = createServer((_, res) => {
 			res.writeHead(reply.status ?? 200, { 'Content-Type': reply.type }).end(reply.body);
 		});
@@ -215,21 +286,6 @@ describe('Get Status against odd gateways', () => {
 				baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 			} as Sandbox),
 		});
-	const xmlReport =
-		'<sms_get_status><reports><delivery_report><msisdn>447700900120</msisdn><delivery_date>261122101500</delivery_date>' +
-		'<network_id>1</network_id><status>DELIVRD</status><batch_id>9007199254740993</batch_id>' +
-		'<gateway_session_id>18446744073709551617</gateway_session_id></delivery_report></reports></sms_get_status>';
-
-	it('reads XML sent to a JSON request and labelled text/plain', async () => {
-		reply = { type: 'text/plain', body: xmlReport };
-		expect(outputOf(await ask(), 'Get Status').map((item) => item.json)).toEqual([
-			expect.objectContaining({
-				msisdn: '447700900120',
-				gateway_session_id: '18446744073709551617',
-				delivery_date: '2026-11-22T10:15:00.000+00:00',
-			}),
-		]);
-	});
 
 	it('gives the status and a short excerpt for a body that is neither JSON nor XML', async () => {
 		reply = {

@@ -101,6 +101,7 @@ describe('The password and the Basic token never reach a run, echoed by a gatewa
 	let server: Server;
 	let status: number;
 	beforeEach(async () => {
+		// Not the sandbox: it never echoes a request's Authorization header.
 		// A misbehaving proxy that puts the request's Authorization in its body: as sent, decoded,
 		// URL-encoded and as a JSON string.
 		server = createServer((req, res) => {

@@ -2,11 +2,14 @@
  * BulkSms Send through n8n's real engine (WorkflowExecute, expressions, generic auth)
  * against the sandbox on 127.0.0.1.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { INode, INodeParameters } from 'n8n-workflow';
 import { errorOf, outputOf, runWorkflow } from '../engine/harness';
-import { FIRST_BATCH_ID, startSandbox, type Sandbox } from '../../sandbox/server';
+import {
+	FIRST_BATCH_ID,
+	startSandbox,
+	type FaultOptions,
+	type Sandbox,
+} from '../../sandbox/server';
 import { credentialsFor, items, line, send, trigger } from './workflow';
 
 let sandbox: Sandbox;
@@ -378,43 +381,37 @@ describe('Send never sends twice', () => {
 	});
 });
 
-describe('Send against odd gateways', () => {
-	let server: Server;
-	const forms: string[] = [];
-	beforeEach(async () => {
-		forms.length = 0;
-		server = createServer((req, res) => {
-			let body = '';
-			req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-			req.on('end', () => {
-				forms.push(body);
-				// JSON, with a 19-digit id JSON.parse would round, labelled as plain text.
-				res
-					.writeHead(200, { 'Content-Type': 'text/plain' })
-					.end(
-						'{"accepted":true,"batch_id":9223372036854775807,"batch_size":1,"receive_updates":false,"remaining_credits":999}',
-					);
-			});
-		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	});
-	afterEach(async () => {
-		await new Promise<void>((resolve) => server.close(() => resolve()));
-	});
+describe('Send against a gateway that mislabels its answers or ignores Accept', () => {
+	// int64's maximum: 19 digits, the seed's longest, which JSON.parse would round.
+	const BATCH_ID = '9223372036854775807';
 
-	it('reads JSON labelled text/plain, keeping the batch id exact', async () => {
-		const port = (server.address() as AddressInfo).port;
-		const result = await runWorkflow({
-			...sendOne(),
-			credentials: credentialsFor({ baseUrl: `http://127.0.0.1:${port}` } as Sandbox),
-		});
+	it.each<[string, Partial<FaultOptions>, string, string]>([
+		['JSON labelled text/plain', { mislabel: true }, 'json', 'application/json'],
+		[
+			'XML labelled text/plain to a JSON request',
+			{ mislabel: true, answerFormat: 'xml' },
+			'json',
+			'application/json',
+		],
+		['JSON to an XML request', { answerFormat: 'json' }, 'xml', 'application/xml'],
+	])('reads %s, keeping the batch id exact', async (_, faults, format, accept) => {
+		await sandbox.stop();
+		sandbox = await startSandbox({ firstBatchId: BATCH_ID, faults }); // afterEach stops it
+		const result = await run(sendOne({ sendOptions: { format } }));
 		expect(outputOf(result, 'Send')[0].json).toMatchObject({
 			accepted: true,
-			batch_id: '9223372036854775807',
+			batch_id: BATCH_ID,
 			batch_size: 1,
 			remaining_credits: 999,
 			send_outcome: 'accepted',
 		});
-		expect(forms).toEqual(['destination=447700900120&message=Hi']);
+		expect(sandbox.received().batches.map((b) => b.batch_id)).toEqual([BATCH_ID]);
+		expect(sandbox.requests()).toEqual([
+			expect.objectContaining({
+				accept,
+				outcome: 200,
+				form: { destination: '447700900120', message: 'Hi' },
+			}),
+		]);
 	});
 });

@@ -23,65 +23,60 @@ import {
 	runWorkflow,
 	testCredential,
 } from './harness';
+import { startSandbox, type FaultKind, type Sandbox } from '../../sandbox/server';
 
 // ---------------------------------------------------------------------------------------
-// A throwaway server on 127.0.0.1 that records requests and answers by path.
+// The peer: the sandbox (sandbox/README.md), with an account whose password holds a colon and
+// 19-digit batch ids, which JSON.parse rounds.
 // ---------------------------------------------------------------------------------------
 
-interface Seen {
-	method: string;
-	url: string;
-	headers: IncomingHttpHeaders;
+const USERNAME = 'user';
+const PASSWORD = 'pa:ss';
+const BIG_ID = '1234567890123456789';
+const SEND = '/api/sms/send';
+/** A batch no one sent: 404 when nothing else (a fault, the credentials) answers first. */
+const UNKNOWN_BATCH = '/api/sms/get_status?batch_id=1';
+const statusOf = (batchId: string) => `/api/sms/get_status?batch_id=${batchId}`;
+const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
+/** Request options that make the probe send 'Hi' to one number. */
+const SEND_HI: Partial<IHttpRequestOptions> = {
+	method: 'POST',
+	body: 'destination=447700900120&message=Hi',
+	headers: FORM,
+};
+/** The sandbox's answer to the first SEND_HI, byte for byte. */
+const SENT = `{"accepted":true,"batch_id":${BIG_ID},"batch_size":1,"receive_updates":false,"remaining_credits":99}`;
+/** SENT as JSON.parse reads it: the batch id rounded. */
+const SENT_PARSED = {
+	accepted: true,
+	batch_id: Number(BIG_ID),
+	batch_size: 1,
+	receive_updates: false,
+	remaining_credits: 99,
+};
+const ERROR_500 = '{"error":"injected fault: internal server error"}';
+
+let sandbox: Sandbox;
+
+/** A base URL where nothing listens: a sandbox's, once stopped. */
+async function stoppedBaseUrl(): Promise<string> {
+	const stopped = await startSandbox();
+	await stopped.stop();
+	return stopped.baseUrl;
 }
 
-const BIG_ID = '12345678901234567891';
-
-async function startServer(): Promise<{ server: Server; baseUrl: string; seen: Seen[] }> {
-	const seen: Seen[] = [];
-	const server = createServer((req, res) => {
-		seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
-		if (req.url === '/hang') return; // never answers: the client's timeout fires
-		if (req.url === '/reset') {
-			req.socket.destroy(); // the connection drops after the request was sent
-			return;
-		}
-		const status = /^\/status\/(\d{3})/.exec(req.url ?? '');
-		if (status) {
-			res.writeHead(Number(status[1]), { 'Content-Type': 'application/json', 'Retry-After': '7' });
-			res.end(`{"error":"status ${status[1]}","batch_id":${BIG_ID}}`);
-			return;
-		}
-		if (req.url === '/body-bad') {
-			res.writeHead(200, { 'Content-Type': 'application/json' });
-			res.end('{"error":"bad"}');
-			return;
-		}
-		if (req.url?.startsWith('/big')) {
-			res.writeHead(200, { 'Content-Type': 'application/json' });
-			res.end(`{"batch_id":${BIG_ID}}`);
-			return;
-		}
-		res.writeHead(200, { 'Content-Type': 'text/plain' });
-		res.end(`ok ${req.url}`);
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as AddressInfo;
-	return { server, baseUrl: `http://127.0.0.1:${port}`, seen };
-}
-
-async function stop(server: Server | undefined): Promise<void> {
-	if (!server?.listening) return;
-	server.closeAllConnections();
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
-/** A port that refuses connections: bound, then closed. */
-async function closedPort(): Promise<number> {
-	const probe = createServer();
-	await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-	const { port } = probe.address() as AddressInfo;
-	await new Promise<void>((resolve) => probe.close(() => resolve()));
-	return port;
+/** Sends 'Hi' to each number straight to the sandbox, a batch each; returns the batch ids. */
+async function sendBatches(...msisdns: string[]): Promise<string[]> {
+	const authorization = `Basic ${Buffer.from(`${USERNAME}:${PASSWORD}`).toString('base64')}`;
+	for (const destination of msisdns) {
+		const response = await fetch(`${sandbox.baseUrl}${SEND}`, {
+			method: 'POST',
+			headers: { Authorization: authorization, ...FORM },
+			body: new URLSearchParams({ destination, message: 'Hi' }).toString(),
+		});
+		expect(response.status).toBe(200);
+	}
+	return sandbox.received().batches.map((batch) => batch.batch_id);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -216,84 +211,89 @@ const connections = {
 	Items: { main: [[{ node: 'Probe', type: 'main' as const, index: 0 }]] },
 };
 
-let server: Server | undefined;
-let baseUrl = '';
-let seen: Seen[] = [];
-
 beforeEach(async () => {
-	({ server, baseUrl, seen } = await startServer());
+	sandbox = await startSandbox({
+		accounts: [{ username: USERNAME, password: PASSWORD, credits: 100 }],
+		firstBatchId: BIG_ID,
+		timeScale: 0,
+	});
 });
 
 afterEach(async () => {
-	await stop(server);
-	server = undefined;
+	await sandbox.stop();
 });
 
 function run(
 	probe: Partial<INode> & { parameters: INode['parameters'] },
 	items?: IDataObject[],
-	base = baseUrl,
+	base = sandbox.baseUrl,
 ) {
 	return runWorkflow({
 		nodes: workflowNodes(probe, items),
 		connections,
 		nodeTypes: { [PROBE]: new HttpProbe() },
 		credentialTypes,
-		credentials: { bulkSmsApi: { baseUrl: base, username: 'user', password: 'pa:ss' } },
+		credentials: { bulkSmsApi: { baseUrl: base, username: USERNAME, password: PASSWORD } },
 	});
 }
 
 describe('runWorkflow', () => {
 	it('applies the generic auth of the credential type as HTTP Basic', async () => {
-		const result = await run({ parameters: { path: '/hello' } });
+		const result = await run({
+			parameters: { path: SEND, requestOptions: JSON.stringify(SEND_HI) },
+		});
 		expect(errorOf(result, 'Probe')).toBeUndefined();
-		expect(seen).toHaveLength(1);
-		expect(seen[0].headers.authorization).toBe(
-			`Basic ${Buffer.from('user:pa:ss').toString('base64')}`,
-		);
+		// The sandbox takes the send only with HTTP Basic for user and pa:ss, colon included.
+		expect(sandbox.requests()).toEqual([
+			expect.objectContaining({ account: USERNAME, outcome: 200 }),
+		]);
+		expect(sandbox.received().batches).toHaveLength(1);
 	});
 
 	it('resolves expressions from the previous node per item and keeps pairedItem', async () => {
-		const result = await run({ parameters: { path: '=/items/{{ $json.x }}' } }, [
-			{ x: 'a' },
-			{ x: 'b' },
-			{ x: 'c' },
-		]);
-		expect(seen.map((s) => s.url)).toEqual(['/items/a', '/items/b', '/items/c']);
+		const msisdns = ['447700900120', '447700900121', '447700900122'];
+		const ids = await sendBatches(...msisdns);
+		const result = await run(
+			{ parameters: { path: '=/api/sms/get_status?batch_id={{ $json.id }}' } },
+			ids.map((id) => ({ id })),
+		);
+		const asked = sandbox.requests().filter((request) => request.method === 'GET');
+		expect(asked.map((request) => request.query)).toEqual(ids.map((id) => `?batch_id=${id}`));
 		const output = outputOf(result, 'Probe');
-		expect(output.map((o) => o.json.response)).toEqual([
-			'ok /items/a',
-			'ok /items/b',
-			'ok /items/c',
-		]);
+		expect(
+			output.map((o) => (o.json.response as { reports: IDataObject[] }).reports[0].msisdn),
+		).toEqual(msisdns);
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 	});
 
 	it('stops the run at the failing node, with the error, without continueOnFail', async () => {
-		const result = await run({ parameters: { path: '=/{{ $json.p }}' } }, [
-			{ p: 'fine' },
-			{ p: 'status/500' },
+		const [id] = await sendBatches('447700900120');
+		const result = await run({ parameters: { path: '={{ $json.p }}' } }, [
+			{ p: statusOf(id) },
+			{ p: UNKNOWN_BATCH },
 		]);
 		const error = errorOf(result, 'Probe');
-		expect(error).toMatchObject({ name: 'NodeApiError', httpCode: '500' });
+		expect(error).toMatchObject({ name: 'NodeApiError', httpCode: '404' });
 		expect(result.status).toBe('error');
+		expect(sandbox.requests().map((request) => request.outcome)).toEqual([200, 200, 404]);
 	});
 
 	it('turns failures into error items with continueOnFail', async () => {
+		const [id] = await sendBatches('447700900120');
 		const result = await run(
-			{ parameters: { path: '=/{{ $json.p }}' }, onError: 'continueRegularOutput' },
-			[{ p: 'fine' }, { p: 'status/500' }],
+			{ parameters: { path: '={{ $json.p }}' }, onError: 'continueRegularOutput' },
+			[{ p: statusOf(id) }, { p: UNKNOWN_BATCH }],
 		);
 		expect(errorOf(result, 'Probe')).toBeUndefined();
 		const output = outputOf(result, 'Probe');
-		expect(output[0].json.response).toBe('ok /fine');
+		expect(output[0].json.response).toMatchObject({ reports: [{ msisdn: '447700900120' }] });
 		expect(output[1].json.error).toEqual(expect.any(String));
 		expect(output[1].pairedItem).toEqual({ item: 1 });
 	});
 });
 
 describe('HTTP behaviour of httpRequestWithAuthentication (facts the transport relies on)', () => {
-	const probe = async (path: string, options: Partial<IHttpRequestOptions>, base = baseUrl) => {
+	const probe = async (path: string, options: Partial<IHttpRequestOptions>, base?: string) => {
 		const result = await run(
 			{ parameters: { path, requestOptions: JSON.stringify(options), capture: true } },
 			[{}],
@@ -302,61 +302,73 @@ describe('HTTP behaviour of httpRequestWithAuthentication (facts the transport r
 		return outputOf(result, 'Probe')[0].json;
 	};
 
-	const raw = (status: number) => `{"error":"status ${status}","batch_id":${BIG_ID}}`;
+	type Setup = (peer: Sandbox) => unknown;
+	const queue =
+		(kind: FaultKind, retryAfterSeconds = 1): Setup =>
+		(peer) => {
+			peer.setFaults({ retryAfterSeconds });
+			peer.queueFaults(kind);
+		};
+	const wrongPassword: Setup = (peer) =>
+		peer.upsertAccount({ username: USERNAME, password: 'not-pa:ss' });
 
-	it.each<[string, string, Partial<IHttpRequestOptions>, unknown]>([
+	it('uses a batch id that JSON.parse rounds', () => {
+		expect(String(Number(BIG_ID))).not.toBe(BIG_ID);
+	});
+
+	it.each<[string, Setup, Partial<IHttpRequestOptions>, unknown]>([
 		// axios' forcedJSONParsing parses any JSON-looking body unless responseType is text,
 		// whatever `json` says: ids beyond 2^53 are corrupted.
-		['default', '/big', {}, { batch_id: 12345678901234567000 }],
-		['json: false', '/big', { json: false }, { batch_id: 12345678901234567000 }],
-		['encoding: text', '/big', { encoding: 'text' }, `{"batch_id":${BIG_ID}}`],
+		['default', () => {}, {}, SENT_PARSED],
+		['json: false', () => {}, { json: false }, SENT_PARSED],
+		['encoding: text', () => {}, { encoding: 'text' }, SENT],
 		[
 			'text, full response',
-			'/big',
+			() => {},
 			{ json: false, encoding: 'text', returnFullResponse: true },
-			expect.objectContaining({
-				body: `{"batch_id":${BIG_ID}}`,
-				statusCode: 200,
-				statusMessage: 'OK',
-			}),
+			expect.objectContaining({ body: SENT, statusCode: 200, statusMessage: 'OK' }),
 		],
 		[
 			'text, full response, 500 ignored',
-			'/status/500',
+			queue('error500'),
 			{ encoding: 'text', returnFullResponse: true, ignoreHttpStatusErrors: true },
-			expect.objectContaining({ body: raw(500), statusCode: 500 }),
+			expect.objectContaining({ body: ERROR_500, statusCode: 500 }),
 		],
-	])('returns the body (%s)', async (_label, path, options, expected) => {
-		expect((await probe(path, options)).response).toEqual(expected);
+	])('returns the body (%s)', async (_label, setup, options, expected) => {
+		await setup(sandbox);
+		expect((await probe(SEND, { ...SEND_HI, ...options })).response).toEqual(expected);
 	});
 
-	it.each<[string, Partial<IHttpRequestOptions>, IDataObject, number]>([
+	it.each<[string, Setup, Partial<IHttpRequestOptions>, IDataObject, number]>([
 		// A 401 is sent twice: httpRequestWithAuthentication retries once after preAuthentication.
 		[
-			'/status/401',
+			'a 401',
+			wrongPassword,
 			{ encoding: 'text' },
 			{
 				httpCode: '401',
 				message: 'Authorization failed - please check your credentials',
 				causeStatus: 401,
 				causeCode: 'ERR_BAD_REQUEST',
-				causeResponseData: raw(401),
+				causeResponseData: '{"error":"wrong username or password"}',
 			},
 			2,
 		],
 		[
-			'/status/404',
+			'a 404',
+			() => {},
 			{ encoding: 'text' },
 			{
 				httpCode: '404',
 				message: 'The resource you are requesting could not be found',
 				causeStatus: 404,
-				causeResponseData: raw(404),
+				causeResponseData: '{"error":"no batch 1 for this account"}',
 			},
 			1,
 		],
 		[
-			'/status/429',
+			'a 429',
+			queue('error429', 7),
 			{ encoding: 'text' },
 			{
 				httpCode: '429',
@@ -367,7 +379,8 @@ describe('HTTP behaviour of httpRequestWithAuthentication (facts the transport r
 			1,
 		],
 		[
-			'/status/500',
+			'a 500',
+			queue('error500'),
 			{ encoding: 'text' },
 			{
 				httpCode: '500',
@@ -375,18 +388,20 @@ describe('HTTP behaviour of httpRequestWithAuthentication (facts the transport r
 				description: 'Request failed with status code 500',
 				causeStatus: 500,
 				causeCode: 'ERR_BAD_RESPONSE',
-				causeResponseData: raw(500),
+				causeResponseData: ERROR_500,
 			},
 			1,
 		],
 		[
-			'/status/503',
+			'a 503',
+			queue('error503', 7),
 			{ encoding: 'text' },
 			{ httpCode: '503', causeStatus: 503, causeRetryAfter: '7' },
 			1,
 		],
 		[
-			'/hang',
+			'an answer slower than the timeout',
+			(peer) => peer.setFaults({ latencyMs: 60_000 }),
 			{ encoding: 'text', timeout: 300 },
 			{
 				httpCode: 'ECONNABORTED',
@@ -395,26 +410,36 @@ describe('HTTP behaviour of httpRequestWithAuthentication (facts the transport r
 			},
 			1,
 		],
-		['/reset', { encoding: 'text' }, { httpCode: 'ECONNRESET', causeCode: 'ECONNRESET' }, 1],
-	])('throws a NodeApiError for %s', async (path, options, expected, requests) => {
-		const out = await probe(path, options);
+		[
+			'a connection dropped after the request was sent',
+			queue('dropBefore'),
+			{ encoding: 'text' },
+			{ httpCode: 'ECONNRESET', causeCode: 'ECONNRESET' },
+			1,
+		],
+	])('throws a NodeApiError for %s', async (_label, setup, options, expected, requests) => {
+		await setup(sandbox);
+		const out = await probe(UNKNOWN_BATCH, options);
 		expect(out.error).toMatchObject({ name: 'NodeApiError', causeName: 'AxiosError', ...expected });
-		expect(seen).toHaveLength(requests);
+		expect(sandbox.requests()).toHaveLength(requests);
 	});
 
 	it('sends a 401 once when status errors are ignored', async () => {
-		const out = await probe('/status/401', {
+		await wrongPassword(sandbox);
+		const out = await probe(UNKNOWN_BATCH, {
 			encoding: 'text',
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
 		});
-		expect(out.response).toMatchObject({ statusCode: 401, body: raw(401) });
-		expect(seen).toHaveLength(1);
+		expect(out.response).toMatchObject({
+			statusCode: 401,
+			body: '{"error":"wrong username or password"}',
+		});
+		expect(sandbox.requests()).toHaveLength(1);
 	});
 
 	it('throws a NodeApiError for a refused connection', async () => {
-		const port = await closedPort();
-		const out = await probe('/x', { encoding: 'text' }, `http://127.0.0.1:${port}`);
+		const out = await probe('/x', { encoding: 'text' }, await stoppedBaseUrl());
 		expect(out.error).toMatchObject({
 			name: 'NodeApiError',
 			httpCode: 'ECONNREFUSED',
@@ -505,6 +530,26 @@ describe('pollOnce', () => {
 });
 
 describe('testCredential, as n8n runs a credential test', () => {
+	// Not the sandbox: these stand-in rules need a 403, and a 200 whose body says "bad" to a GET.
+	let server: Server;
+	let baseUrl = '';
+	const seen: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
+	beforeEach(async () => {
+		seen.length = 0;
+		server = createServer((req, res) => {
+			seen.push({ url: req.url ?? '', headers: req.headers });
+			const status = /^\/status\/(\d{3})$/.exec(req.url ?? '');
+			res.writeHead(status ? Number(status[1]) : 200, { 'Content-Type': 'application/json' });
+			res.end(status ? `{"error":"status ${status[1]}"}` : '{"error":"bad"}');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	});
+	afterEach(async () => {
+		server.closeAllConnections();
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+	});
+
 	// `rules` is typed as one kind per credential type, so there is one type per kind.
 	const testedType = (
 		name: string,
@@ -535,7 +580,7 @@ describe('testCredential, as n8n runs a credential test', () => {
 	const check = async (type: string, testPath: string | undefined, base = baseUrl) =>
 		await testCredential(
 			type,
-			{ baseUrl: base, username: 'user', password: 'pa:ss', ...(testPath ? { testPath } : {}) },
+			{ baseUrl: base, username: USERNAME, password: PASSWORD, ...(testPath ? { testPath } : {}) },
 			{ credentialTypes },
 		);
 
@@ -551,13 +596,12 @@ describe('testCredential, as n8n runs a credential test', () => {
 		expect(await check(type, testPath)).toEqual({ status, message });
 		expect(seen[0].url).toBe(testPath ?? '/status/200');
 		expect(seen[0].headers.authorization).toBe(
-			`Basic ${Buffer.from('user:pa:ss').toString('base64')}`,
+			`Basic ${Buffer.from(`${USERNAME}:${PASSWORD}`).toString('base64')}`,
 		);
 	});
 
 	it('reports a network failure by its code', async () => {
-		const port = await closedPort();
-		expect(await check('codeRuleApi', '/x', `http://127.0.0.1:${port}`)).toEqual({
+		expect(await check('codeRuleApi', '/x', await stoppedBaseUrl())).toEqual({
 			status: 'Error',
 			message: 'ECONNREFUSED',
 		});
