@@ -8,7 +8,6 @@ import type { RawReport } from '../shared/domain/responses';
 import {
 	advance,
 	batchesToPoll,
-	canonicalBatchId,
 	MAX_WATCHED_BATCHES,
 	readState,
 	type BatchFinished,
@@ -78,12 +77,8 @@ function readSettings(this: IPollFunctions): Settings {
 }
 
 /**
- * Text (commas, spaces, new lines) or an expression's list; each id read as exact digits.
- *
- * Ids the service reads as one integer ("0123", "123") are watched once, in the form the
- * service writes (canonicalBatchId), not as first typed: report items carry the service's
- * batch_id, so summaries, error messages and the trigger's memory then use the same id as they
- * do, and adding or removing leading zeros in the parameter keeps the memory of that batch.
+ * Text (commas, spaces, new lines) or an expression's list; each id read as exact digits, in
+ * the service's form (readBatchId), so that "0123" and "123" are watched once.
  */
 function watchedBatchIds(this: IPollFunctions): string[] {
 	const value = this.getNodeParameter('batchIds', '') as unknown;
@@ -99,7 +94,7 @@ function watchedBatchIds(this: IPollFunctions): string[] {
 				description: read.hint,
 			});
 		}
-		ids.add(canonicalBatchId(read.batchId));
+		ids.add(read.batchId);
 	}
 	if (ids.size === 0) {
 		throw new NodeOperationError(this.getNode(), 'No batch ID to watch', {

@@ -1,7 +1,6 @@
 import {
 	advance,
 	batchesToPoll,
-	canonicalBatchId,
 	decodeNumbers,
 	decodePending,
 	emptyState,
@@ -146,20 +145,6 @@ function fnv1a(text: string): number {
 	for (const char of text) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
 	return hash;
 }
-
-describe('canonicalBatchId', () => {
-	it.each([
-		['123', '123'],
-		['0123', '123'],
-		['000123', '123'],
-		['100', '100'],
-		['0', '0'],
-		['000', '0'],
-		['09007199254740993', '9007199254740993'],
-	])('%s → %s', (given, canonical) => {
-		expect(canonicalBatchId(given)).toBe(canonical);
-	});
-});
 
 describe('readState', () => {
 	it.each<[string, unknown]>([

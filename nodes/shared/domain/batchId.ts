@@ -3,6 +3,16 @@ export type BatchIdReading = { batchId: string } | { problem: string; hint: stri
 
 const HINT = 'Use the batch_id that Send returned, as text, e.g. {{ $json.batch_id }}.';
 
+/**
+ * The service reads batch_id as an integer, so "0123" and "123" are one batch: this is the form
+ * it writes itself (no leading zeros; "0" stays "0"), from the digits, never through a number.
+ * Carrying it everywhere means the trigger watches such ids once, and its items, summaries and
+ * memory use the same id as the service's reports.
+ */
+function canonical(digits: string): string {
+	return digits.replace(/^0+(?=\d)/, '');
+}
+
 export function readBatchId(value: unknown): BatchIdReading {
 	if (typeof value === 'bigint' && value >= 0n) return { batchId: value.toString() };
 	if (typeof value === 'number') {
@@ -14,7 +24,7 @@ export function readBatchId(value: unknown): BatchIdReading {
 		};
 	}
 	const text = typeof value === 'string' ? value.trim() : '';
-	if (/^\d{1,20}$/.test(text)) return { batchId: text };
+	if (/^\d{1,20}$/.test(text)) return { batchId: canonical(text) };
 	return {
 		problem:
 			text === ''
