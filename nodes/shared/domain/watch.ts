@@ -191,8 +191,9 @@ function advanceBatch<R extends StatusReport>(
 	options: WatchOptions,
 ): BatchStep<R> {
 	const destinations = byDestination(reports);
+	const order = [...destinations.keys()];
 	const before = old ? decodePending(old) : new Map<string, string>();
-	const placement = old ? place(batchId, old, destinations, before, options) : FIRST_SIGHT;
+	const placement = old ? place(batchId, old, order, destinations, before, options) : FIRST_SIGHT;
 	let added = placement.uncounted ?? 0;
 	const pending = new Map<string, string>();
 	const emissions: Array<ReportEmission<R>> = [];
@@ -215,8 +216,8 @@ function advanceBatch<R extends StatusReport>(
 	const warning = placement.warning;
 	if (pending.size === 0 && known > 0) return { emissions, warning };
 	const next: BatchState = { n: known, ...encodePending(pending) };
-	const order = nextOrder(old, [...destinations.keys()], known, added);
-	if (order !== undefined) next.h = order;
+	const fingerprintNext = nextOrder(old, order, known, added);
+	if (fingerprintNext !== undefined) next.h = fingerprintNext;
 	return { emissions, next, warning };
 }
 
@@ -237,11 +238,11 @@ const FIRST_SIGHT: Placement = { isNew: () => true };
 function place(
 	batchId: string,
 	old: BatchState,
+	order: readonly string[],
 	destinations: ReadonlyMap<string, StatusReport>,
 	before: ReadonlyMap<string, string>,
 	options: WatchOptions,
 ): Placement {
-	const order = [...destinations.keys()];
 	const sameOrder =
 		old.h === undefined || (order.length >= old.n && fingerprint(order, old.n) === old.h);
 	if (!sameOrder) return byCounting(batchId, old, destinations, before, options);
@@ -327,14 +328,6 @@ function byDestination<R extends StatusReport>(reports: readonly R[]): Map<strin
 		if (!seen || isFinal(seen.status)) entries.set(report.msisdn, report);
 	}
 	return entries;
-}
-
-/**
- * The service reads batch_id as an integer, so "0123" and "123" are one batch: this is the form
- * it writes itself (no leading zeros; "0" stays "0"), from the digits, never through a number.
- */
-export function canonicalBatchId(batchId: string): string {
-	return batchId.replace(/^0+(?=\d)/, '');
 }
 
 // ---------------------------------------------------------------- compact pending sets
