@@ -8,11 +8,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { parseBody, type WireFormat } from './domain/body';
+import type { WireFormat } from './domain/body';
 import { isValidTimeZone } from './domain/dates';
 import {
-	readSendResponse,
-	readStatusResponse,
+	readSendAnswer,
+	readStatusAnswer,
 	ResponseShapeError,
 	type RawReport,
 	type SendResponse,
@@ -25,6 +25,26 @@ export type BulkSmsFunctions = IExecuteFunctions | IPollFunctions;
 export interface CallOptions {
 	format: WireFormat;
 	itemIndex?: number;
+	/** Shared by the requests of one execution that go out together (see RequestPace). */
+	pace?: RequestPace;
+}
+
+/**
+ * Requests that go out together share one pace: a 429 or a 503 holds all of them until its
+ * Retry-After has passed, not only the request that met it, since they hit the same limit.
+ */
+export class RequestPace {
+	private until = 0;
+
+	hold(ms: number): void {
+		this.until = Math.max(this.until, Date.now() + ms);
+	}
+
+	async ready(): Promise<void> {
+		for (let wait = this.until - Date.now(); wait > 0; wait = this.until - Date.now()) {
+			await sleep(wait);
+		}
+	}
 }
 
 export interface ServiceSettings {
@@ -131,7 +151,7 @@ export async function sendBatch(
 		},
 		{ ...options, idempotent: false },
 	);
-	return read(this, answer, readSendResponse, 'sms_send', { ...options, idempotent: false });
+	return read(this, answer, readSendAnswer, { ...options, idempotent: false });
 }
 
 /** Fetches the delivery reports of one batch; a read, so transient failures are retried. */
@@ -145,7 +165,7 @@ export async function fetchReports(
 		{ method: 'GET', url: '/api/sms/get_status', qs: { batch_id: batchId } },
 		{ ...options, idempotent: true, notFound: `The service does not know batch ${batchId}` },
 	);
-	return read(this, answer, readStatusResponse, 'sms_get_status', { ...options, idempotent: true });
+	return read(this, answer, readStatusAnswer, { ...options, idempotent: true });
 }
 
 interface CallPolicy extends CallOptions {
@@ -171,10 +191,12 @@ async function call(
 		ignoreHttpStatusErrors: true,
 		timeout: TIMEOUT_MS,
 	};
+	const pace = policy.pace ?? new RequestPace();
 	for (let attempt = 1; ; attempt++) {
+		await pace.ready();
 		const answer = await attemptOnce.call(this, options, policy, attempt);
 		if (!('retryAfterMs' in answer)) return checkStatus.call(this, { ...answer, secrets }, policy);
-		await sleep(answer.retryAfterMs);
+		pace.hold(answer.retryAfterMs);
 	}
 }
 
@@ -330,30 +352,30 @@ function checkStatus(this: BulkSmsFunctions, answer: HttpAnswer, policy: CallPol
 function read<T>(
 	context: BulkSmsFunctions,
 	answer: HttpAnswer,
-	reader: (data: unknown) => T,
-	xmlRoot: string,
+	reader: (body: string) => T,
 	policy: CallPolicy,
 ): T {
-	const parsed = parseBody(answer.body);
-	const ErrorClass = errorClassFor(policy, answer.statusCode);
-	const unreadable = (why: string) =>
-		new ErrorClass(context.getNode(), { status: answer.statusCode } as JsonObject, {
-			message: `The service's answer could not be read: ${why}`,
-			description: `HTTP ${answer.statusCode}, body starts: ${excerpt(answer)}`,
-			httpCode: String(answer.statusCode),
-			itemIndex: policy.itemIndex,
-		});
-	if (!parsed) throw unreadable('it is neither JSON nor XML');
-	// Another document (<error>, <html>) must not pass for an empty answer.
-	if (parsed.root !== undefined && parsed.root !== xmlRoot) {
-		throw unreadable(`the XML root is <${parsed.root}>, not <${xmlRoot}>`);
-	}
 	try {
-		return reader(parsed.data);
+		return reader(answer.body);
 	} catch (error) {
-		// The readers throw only ResponseShapeError, whose message names the field at fault.
-		throw unreadable((error as ResponseShapeError).message);
+		// The readers throw only ResponseShapeError, whose message says what is wrong.
+		throw unreadable(context, answer, policy, (error as ResponseShapeError).message);
 	}
+}
+
+function unreadable(
+	context: BulkSmsFunctions,
+	answer: HttpAnswer,
+	policy: CallPolicy,
+	why: string,
+): NodeApiError {
+	const ErrorClass = errorClassFor(policy, answer.statusCode);
+	return new ErrorClass(context.getNode(), { status: answer.statusCode } as JsonObject, {
+		message: `The service's answer could not be read: ${why}`,
+		description: `HTTP ${answer.statusCode}, body starts: ${excerpt(answer)}`,
+		httpCode: String(answer.statusCode),
+		itemIndex: policy.itemIndex,
+	});
 }
 
 /**

@@ -140,8 +140,15 @@ describe('readStatusResponse', () => {
 		network_id: 12,
 		gateway_session_id: '98765432109876543210',
 		delivery_date: '2026-03-29 02:30:00.0',
+		delivery_wall: Date.UTC(2026, 2, 29, 2, 30),
 	};
-	const enroute: RawReport = { ...delivered, msisdn: '0044', status: 'ENROUTE', delivery_date: '' };
+	const enroute: RawReport = {
+		...delivered,
+		msisdn: '0044',
+		status: 'ENROUTE',
+		delivery_date: '',
+		delivery_wall: null,
+	};
 	const xmlReport = (msisdn: string, status: string, date: string) =>
 		`<delivery_report><msisdn>${msisdn}</msisdn><delivery_date>${date}</delivery_date><network_id>12</network_id>` +
 		`<status>${status}</status><batch_id>1234567890123456789</batch_id>` +

@@ -28,6 +28,43 @@ const JSON_DATE = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1
 const XML_DATE = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
 
 /**
+ * A bare wall-clock time (no zone) as milliseconds, read as if it were UTC. It is what the
+ * service writes; the credential's zone turns it into an instant later (wallToIso), so a date
+ * is read once, at the edge, whatever zone it is shown in.
+ */
+export type WallTime = number;
+
+/**
+ * `yyyy-MM-dd HH:mm:ss.S` (JSON) or `yyMMddHHmmss` (XML, 20yy). Empty (ENROUTE) gives null.
+ */
+export function readWallTime(raw: string): { wall: WallTime | null } | { problem: string } {
+	const text = raw.trim();
+	if (text === '') return { wall: null };
+	const wall = readWallClock(text);
+	if (!wall || !isRealDate(wall)) {
+		return {
+			problem: `delivery_date "${text}" is not a date: expected yyyy-MM-dd HH:mm:ss.S or yyMMddHHmmss`,
+		};
+	}
+	return { wall: wallAsUtc(wall) };
+}
+
+/** The wall-clock time as shown in `timeZone`, as ISO 8601 with that zone's offset. */
+export function wallToIso(wall: WallTime, timeZone: string): string {
+	const date = new Date(wall);
+	const clock: WallClock = {
+		year: date.getUTCFullYear(),
+		month: date.getUTCMonth() + 1,
+		day: date.getUTCDate(),
+		hour: date.getUTCHours(),
+		minute: date.getUTCMinutes(),
+		second: date.getUTCSeconds(),
+		millisecond: date.getUTCMilliseconds(),
+	};
+	return toIsoWithOffset(zonedWallClockToInstant(clock, timeZone), timeZone);
+}
+
+/**
  * `yyyy-MM-dd HH:mm:ss.S` (JSON) or `yyMMddHHmmss` (XML, 20yy), read as wall-clock time in
  * `timeZone`, returned as ISO 8601 with that zone's offset. Empty (ENROUTE) gives null.
  */
@@ -42,15 +79,9 @@ export function readDeliveryDate(
 	raw: string,
 	timeZone: string,
 ): { iso: string | null } | { problem: string } {
-	const text = raw.trim();
-	if (text === '') return { iso: null };
-	const wall = readWallClock(text);
-	if (!wall || !isRealDate(wall)) {
-		return {
-			problem: `delivery_date "${text}" is not a date: expected yyyy-MM-dd HH:mm:ss.S or yyMMddHHmmss`,
-		};
-	}
-	return { iso: toIsoWithOffset(zonedWallClockToInstant(wall, timeZone), timeZone) };
+	const read = readWallTime(raw);
+	if ('problem' in read) return read;
+	return { iso: read.wall === null ? null : wallToIso(read.wall, timeZone) };
 }
 
 function readWallClock(text: string): WallClock | undefined {

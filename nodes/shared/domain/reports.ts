@@ -1,5 +1,5 @@
-import { readDeliveryDate } from './dates';
-import { ResponseShapeError, type RawReport } from './responses';
+import { wallToIso } from './dates';
+import type { RawReport } from './responses';
 import { isFinal, outcomeOf, type Outcome } from './status';
 
 /** One delivery report as the nodes output it: the service's fields, plus what they mean. */
@@ -34,17 +34,9 @@ export function shapeReport(raw: RawReport, timeZone: string): DeliveryReport {
 		final: isFinal(raw.status),
 		network_id: raw.network_id,
 		gateway_session_id: raw.gateway_session_id,
-		delivery_date: readDate(raw, timeZone),
+		delivery_date: raw.delivery_wall === null ? null : wallToIso(raw.delivery_wall, timeZone),
 		delivery_date_raw: raw.delivery_date,
 	};
-}
-
-/** A date in neither documented format is a response the service should not send. */
-function readDate(raw: RawReport, timeZone: string): string | null {
-	const result = readDeliveryDate(raw.delivery_date, timeZone);
-	if ('problem' in result)
-		throw new ResponseShapeError(`report ${raw.gateway_session_id}: ${result.problem}`);
-	return result.iso;
 }
 
 /**

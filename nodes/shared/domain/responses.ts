@@ -2,7 +2,8 @@
  * Turns a parsed body (JSON or XML, see body.ts) into typed values. XML gives every field as
  * text and JSON gives numbers and booleans, so each reader accepts both spellings.
  */
-import { readDeliveryDate } from './dates';
+import { parseBody } from './body';
+import { readWallTime, type WallTime } from './dates';
 
 /** The body parsed but does not have the shape the interface describes. */
 export class ResponseShapeError extends Error {
@@ -28,7 +29,31 @@ export interface RawReport {
 	status: string;
 	network_id: number;
 	gateway_session_id: string;
+	/** As the service wrote it ('' while the message is not finalised). */
 	delivery_date: string;
+	/** The same date, read once at the edge; the zone is applied when it is shown. */
+	delivery_wall: WallTime | null;
+}
+
+/** A whole send answer, from the body text: what the transport calls. */
+export function readSendAnswer(body: string): SendResponse {
+	return readSendResponse(parsedAs(body, 'sms_send'));
+}
+
+/** A whole get_status answer, from the body text: what the transport calls. */
+export function readStatusAnswer(body: string): RawReport[] {
+	return readStatusResponse(parsedAs(body, 'sms_get_status'));
+}
+
+/** The parsed data of a body, which must be JSON or XML with the expected root element. */
+function parsedAs(body: string, xmlRoot: string): unknown {
+	const parsed = parseBody(body);
+	if (!parsed) throw new ResponseShapeError('it is neither JSON nor XML');
+	// Another document (<error>, <html>) must not pass for an empty answer.
+	if (parsed.root !== undefined && parsed.root !== xmlRoot) {
+		throw new ResponseShapeError(`the XML root is <${parsed.root}>, not <${xmlRoot}>`);
+	}
+	return parsed.data;
 }
 
 export function readSendResponse(data: unknown): SendResponse {
@@ -63,7 +88,9 @@ export function readStatusResponse(data: unknown): RawReport[] {
 	// Without the field this is some other document (an HTML page, an error object): reading
 	// it as "no reports" would hide the failure.
 	if (!('reports' in body)) throw new ResponseShapeError('status response has no reports field');
-	return reportList(body.reports).map((item, index) => readReport(item, `reports[${index}]`));
+	return reportList(body.reports).map((item, index) =>
+		readDeliveryReport(item, `reports[${index}]`),
+	);
 }
 
 /** JSON: `reports: [...]`; XML: `reports: { delivery_report: [...] }`; empty: `''`/absent. */
@@ -78,7 +105,8 @@ function reportList(reports: unknown): unknown[] {
 	throw new ResponseShapeError(`status response: reports should be a list, got ${kind(reports)}`);
 }
 
-function readReport(item: unknown, where: string): RawReport {
+/** One delivery report (seed 2.3), JSON or XML spelling; also what a status callback carries. */
+export function readDeliveryReport(item: unknown, where: string): RawReport {
 	const report = record(item, where);
 	const at = (field: string) => `${where}.${field}`;
 	return {
@@ -89,7 +117,7 @@ function readReport(item: unknown, where: string): RawReport {
 		network_id: readInteger(report.network_id, at('network_id')),
 		gateway_session_id: readId(report.gateway_session_id, at('gateway_session_id')),
 		// ENROUTE messages have no date yet; some bodies omit it, others send it empty.
-		delivery_date: readDateText(
+		...readDate(
 			optional(report, 'delivery_date', readText, at('delivery_date')) ?? '',
 			at('delivery_date'),
 		),
@@ -97,10 +125,10 @@ function readReport(item: unknown, where: string): RawReport {
 }
 
 /** Checked at the edge, so a bad date is an unreadable answer like any other broken field. */
-function readDateText(text: string, where: string): string {
-	const read = readDeliveryDate(text, 'UTC');
+function readDate(text: string, where: string): Pick<RawReport, 'delivery_date' | 'delivery_wall'> {
+	const read = readWallTime(text);
 	if ('problem' in read) throw new ResponseShapeError(`${where}: ${read.problem}`);
-	return text;
+	return { delivery_date: text, delivery_wall: read.wall };
 }
 
 // ---------------------------------------------------------------- field readers
