@@ -1,0 +1,74 @@
+/**
+ * Shaping delivery reports in a time zone: µs per report for shapeReport in UTC, Europe/Berlin
+ * and America/New_York, and the ratio of Berlin to UTC. A figure, never asserted in tests.
+ * Run: npx tsx benchmarks/dates.ts [runs]
+ *
+ * The dates span two days around a DST change in both zones (as a busy batch's reports do
+ * around a change), with seconds and tenths varying, so a per-day cache must handle a change
+ * inside the data.
+ */
+import { readWallTime } from '../nodes/shared/domain/dates';
+import { shapeReport } from '../nodes/shared/domain/reports';
+import type { RawReport } from '../nodes/shared/domain/responses';
+
+const REPORTS = 100_000;
+const RUNS = Math.max(3, Number(process.argv[2] ?? 5));
+const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York'] as const;
+
+function reportsAround(day: string): RawReport[] {
+	const start = Date.parse(`${day}T00:00:00Z`) - 86_400_000;
+	const reports: RawReport[] = [];
+	for (let i = 0; i < REPORTS; i++) {
+		const at = new Date(start + Math.floor((i / REPORTS) * 2 * 86_400_000) + (i % 10) * 100);
+		const text = at.toISOString().replace('T', ' ').slice(0, 21);
+		const read = readWallTime(text);
+		if ('problem' in read) throw new Error(read.problem);
+		reports.push({
+			batch_id: '9007199254740993',
+			msisdn: `4477009${String(i).padStart(5, '0')}`,
+			status: 'DELIVRD',
+			network_id: 23410,
+			gateway_session_id: String(18014398509481985n + BigInt(i)),
+			delivery_date: text,
+			delivery_wall: read.wall,
+		});
+	}
+	return reports;
+}
+
+function microsPerReport(reports: readonly RawReport[], zone: string): number {
+	const start = process.hrtime.bigint();
+	let sink = 0;
+	for (const report of reports) sink += shapeReport(report, zone).delivery_date?.length ?? 0;
+	const ns = Number(process.hrtime.bigint() - start);
+	if (sink === 0) throw new Error('nothing shaped');
+	return ns / 1000 / reports.length;
+}
+
+function main(): void {
+	// 2026-10-25: Europe's fall back; 2026-03-08: New York's spring forward.
+	const data = { europe: reportsAround('2026-10-25'), america: reportsAround('2026-03-08') };
+	const results = new Map<string, number[]>(ZONES.map((zone) => [zone, []]));
+	for (let run = 0; run < RUNS; run++) {
+		for (const zone of ZONES) {
+			const reports = zone === 'America/New_York' ? data.america : data.europe;
+			results.get(zone)!.push(microsPerReport(reports, zone));
+		}
+	}
+	const stats = (zone: string) => {
+		const sorted = [...results.get(zone)!].sort((a, b) => a - b);
+		return { min: sorted[0], median: sorted[Math.floor(sorted.length / 2)] };
+	};
+	console.log(`shapeReport, ${REPORTS.toLocaleString('en')} reports, ${RUNS} runs (µs per report)`);
+	for (const zone of ZONES) {
+		const { min, median } = stats(zone);
+		console.log(`${zone.padEnd(18)} min ${min.toFixed(3)}  median ${median.toFixed(3)}`);
+	}
+	const utc = stats('UTC');
+	const berlin = stats('Europe/Berlin');
+	console.log(
+		`Berlin vs UTC      min x${(berlin.min / utc.min).toFixed(2)}  median x${(berlin.median / utc.median).toFixed(2)}`,
+	);
+}
+
+main();
