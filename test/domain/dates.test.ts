@@ -56,11 +56,56 @@ describe('parseDeliveryDate', () => {
 		expect(parseDeliveryDate(raw, 'Europe/Berlin')).toBeNull();
 	});
 
+	// Date.UTC rolls these over into another date (13/2026 is 01/2027): refused instead.
 	it.each([
-		['2026-02-30 00:00:00.0'],
-		['2026-13-01 00:00:00.0'],
-		['2026-01-01 24:00:00.0'],
-		['2026-01-01 12:60:00.0'],
+		['2026-02-30 00:00:00.0', 'February 2026 has no day 30 (01..28)'],
+		['2028-02-30 00:00:00.0', 'February 2028 has no day 30 (01..29)'],
+		['2027-02-29 00:00:00.0', 'February 2027 has no day 29 (01..28)'],
+		['2026-04-31 00:00:00.0', 'April 2026 has no day 31 (01..30)'],
+		['2026-01-00 00:00:00.0', 'January 2026 has no day 0 (01..31)'],
+		['2026-13-01 00:00:00.0', 'there is no month 13 (01..12)'],
+		['2026-00-10 00:00:00.0', 'there is no month 0 (01..12)'],
+		['2026-01-01 24:00:00.0', 'there is no hour 24 (00..23)'],
+		['2026-01-01 25:00:00.0', 'there is no hour 25 (00..23)'],
+		['2026-01-01 12:60:00.0', 'there is no minute 60 (00..59)'],
+		['2026-01-01 12:00:60.0', 'there is no second 60 (00..59)'],
+		['270230120000', 'February 2027 has no day 30 (01..28)'],
+		['271301120000', 'there is no month 13 (01..12)'],
+	])('%j → refused: %s', (raw, why) => {
+		expect(() => parseDeliveryDate(raw, 'UTC')).toThrow(
+			`delivery_date "${raw}" is not a real date: ${why}`,
+		);
+	});
+
+	// Year 0000 gave a malformed ISO value in zones with a local mean time offset.
+	it.each([
+		['0000-01-01 00:00:00.0', 0],
+		['1999-12-31 23:59:59.9', 1999],
+		['2100-01-01 00:00:00.0', 2100],
+		['9999-12-31 23:59:59.9', 9999],
+	])('%j → refused: the year %s is out of range', (raw, year) => {
+		for (const zone of ['UTC', 'Europe/Berlin']) {
+			expect(() => parseDeliveryDate(raw, zone)).toThrow(
+				`delivery_date "${raw}" is in the year ${year}: the service's dates fall in 2000..2099`,
+			);
+		}
+	});
+
+	it.each([
+		['2000-01-01 00:00:00.0', 'UTC', '2000-01-01T00:00:00.000+00:00'],
+		['2099-12-31 23:59:59.9', 'Asia/Kolkata', '2099-12-31T23:59:59.900+05:30'],
+		['000101000000', 'America/New_York', '2000-01-01T00:00:00.000-05:00'],
+	])('%j in %s → %s (the first and last years)', (raw, tz, iso) => {
+		expect(parseDeliveryDate(raw, tz)).toBe(iso);
+	});
+
+	it('shortens a long malformed date in its message', () => {
+		expect(() => parseDeliveryDate('9'.repeat(10_000), 'UTC')).toThrow(
+			`delivery_date "${'9'.repeat(40)}…" is not a date`,
+		);
+	});
+
+	it.each([
 		['2026-01-01 12:00:00.1234'],
 		['2026-01-01'],
 		['26011512000'],
