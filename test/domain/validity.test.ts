@@ -6,6 +6,16 @@ import {
 
 const NOW = new Date('2026-06-01T10:00:00Z');
 
+function until(value: string, why: string): Array<[string, ValidityChoice, string]> {
+	return [
+		[
+			`the impossible ${value}`,
+			{ kind: 'until', value, inputTimeZone: 'Europe/Berlin' },
+			`"${value}" is not a real date and time: ${why}`,
+		],
+	];
+}
+
 describe('resolveValidity', () => {
 	it.each<
 		[string, ValidityChoice, string, { validity_period: string; valid_until: string } | undefined]
@@ -41,11 +51,39 @@ describe('resolveValidity', () => {
 			'UTC',
 			{ validity_period: '260602000000', valid_until: '2026-06-02T00:00:00.000+00:00' },
 		],
+		[
+			'the last second validity_period can carry, in the service zone',
+			{ kind: 'until', value: '2099-12-31T23:59:59', inputTimeZone: 'Europe/Berlin' },
+			'Europe/Berlin',
+			{ validity_period: '991231235959', valid_until: '2099-12-31T23:59:59.000+01:00' },
+		],
+		[
+			'an offset written +0200',
+			{ kind: 'until', value: '2026-06-03T00:00:00+0200', inputTimeZone: 'UTC' },
+			'UTC',
+			{ validity_period: '260602220000', valid_until: '2026-06-02T22:00:00.000+00:00' },
+		],
+		[
+			'a date as JavaScript writes it',
+			{
+				kind: 'until',
+				value: 'Tue Jun 02 2026 10:00:00 GMT+0200 (Central European Summer Time)',
+				inputTimeZone: 'UTC',
+			},
+			'UTC',
+			{ validity_period: '260602080000', valid_until: '2026-06-02T08:00:00.000+00:00' },
+		],
+		[
+			'a leap day',
+			{ kind: 'until', value: '2028-02-29T12:00:00.250Z', inputTimeZone: 'UTC' },
+			'UTC',
+			{ validity_period: '280229120000', valid_until: '2028-02-29T12:00:00.250+00:00' },
+		],
 	])('%s', (_, choice, serviceZone, expected) => {
 		expect(resolveValidity(choice, NOW, serviceZone)).toEqual(expected);
 	});
 
-	it.each<[string, ValidityChoice, RegExp]>([
+	it.each<[string, ValidityChoice, RegExp | string]>([
 		[
 			'a time in the past',
 			{ kind: 'until', value: '2026-06-01T09:59:59Z', inputTimeZone: 'UTC' },
@@ -63,6 +101,51 @@ describe('resolveValidity', () => {
 			/"next tuesday" is not a date and time/,
 		],
 		['empty', { kind: 'until', value: '', inputTimeZone: 'UTC' }, /is not a date and time/],
+		// Impossible dates were rolled over into real ones (2027-13-01 was sent as 2028-01-01).
+		...until('2027-13-01', 'there is no month 13 (01..12)'),
+		...until('2027-02-30', 'February 2027 has no day 30 (01..28)'),
+		...until('2027-02-29T10:00', 'February 2027 has no day 29 (01..28)'),
+		...until('2027-04-31T10:00:00+02:00', 'April 2027 has no day 31 (01..30)'),
+		...until('2027-01-01T25:00', 'there is no hour 25 (00..23)'),
+		...until('2027-01-01T24:00:00Z', 'there is no hour 24 (00..23)'),
+		...until('2027-01-01T10:60', 'there is no minute 60 (00..59)'),
+		...until('2027-01-01T10:00:61', 'there is no second 61 (00..59)'),
+		...until('2027-01-01T10:00:00+24:00', 'there is no offset +24:00 (-23:59..+23:59)'),
+		// Durations: ~2.4e9 hours threw `RangeError: Invalid time value`.
+		[
+			'2.4e9 hours',
+			{ kind: 'duration', hours: 2.4e9 },
+			/^A validity of 2400000000 hours ends after 2099-12-31T23:59:59\.000\+00:00, the last time validity_period \(yyMMddHHmmss\) can carry: choose an earlier date or fewer hours$/,
+		],
+		['1e300 hours', { kind: 'duration', hours: 1e300 }, /hours ends after 2099-12-31T23:59:59/],
+		[
+			'Infinity hours',
+			{ kind: 'duration', hours: Infinity },
+			/positive number of hours \(got Infinity\)/,
+		],
+		['NaN hours', { kind: 'duration', hours: NaN }, /positive number of hours \(got NaN\)/],
+		['negative hours', { kind: 'duration', hours: -5 }, /positive number of hours \(got -5\)/],
+		[
+			'a date after 2099',
+			{ kind: 'until', value: '2100-01-01T00:00:00Z', inputTimeZone: 'UTC' },
+			/^The validity ends after 2099-12-31T23:59:59\.000\+00:00, the last time/,
+		],
+		[
+			'the year 9999',
+			{ kind: 'until', value: '9999-12-31', inputTimeZone: 'UTC' },
+			/ends after 2099/,
+		],
+		[
+			'the year 0000',
+			{ kind: 'until', value: '0000-01-01', inputTimeZone: 'UTC' },
+			/ends in the past/,
+		],
+		// Date.parse read a bare `1` as 2001-01-01 in the machine's own zone.
+		[
+			'a bare number',
+			{ kind: 'until', value: '1', inputTimeZone: 'UTC' },
+			/"1" is not a date and time/,
+		],
 	])('refuses %s', (_, choice, message) => {
 		expect(() => resolveValidity(choice, NOW, 'UTC')).toThrow(ValidityError);
 		expect(() => resolveValidity(choice, NOW, 'UTC')).toThrow(message);

@@ -1,4 +1,11 @@
-import { formatValidity, toIsoWithOffset, zonedWallClockToInstant } from './dates';
+import {
+	LAST_YEAR,
+	formatValidity,
+	toIsoWithOffset,
+	whatIsImpossible,
+	zonedWallClockToInstant,
+	type WallClock,
+} from './dates';
 
 /** How long the service should keep trying to deliver a message. */
 export type ValidityChoice =
@@ -15,12 +22,17 @@ export interface Validity {
 
 export class ValidityError extends Error {}
 
-const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;
+/** ISO 8601: a date, optionally a time, and (only after a time) optionally an offset. */
+const ISO_DATE_TIME =
+	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+/** A date as JavaScript writes it (`... GMT+0200 (...)`, `... GMT`): it names its own offset. */
+const WRITTEN_OFFSET = /\b(?:GMT|UTC)\b|[+-]\d{4}\b/;
 
 /**
  * Turns the user's choice into the absolute validity the service expects, or undefined for
  * the service's default (7 days). A time in the past is refused: the service would expire
- * every message at once while still charging for it.
+ * every message at once while still charging for it. So is a time after 2099, which
+ * yyMMddHHmmss cannot carry.
  */
 export function resolveValidity(
 	choice: ValidityChoice,
@@ -29,42 +41,93 @@ export function resolveValidity(
 ): Validity | undefined {
 	if (choice.kind === 'serviceDefault') return undefined;
 	const until = choice.kind === 'duration' ? afterHours(now, choice.hours) : parseInstant(choice);
-	if (until.getTime() <= now.getTime()) {
+	if (until <= now.getTime()) {
 		throw new ValidityError(
-			`The validity ends in the past (${until.toISOString()}): choose a later date or a positive duration`,
+			`The validity ends in the past (${new Date(until).toISOString()}): choose a later date or a positive duration`,
 		);
 	}
+	const latest = latestValidity(serviceTimeZone);
+	if (until > latest) {
+		const asked =
+			choice.kind === 'duration' ? `A validity of ${choice.hours} hours` : 'The validity';
+		throw new ValidityError(
+			`${asked} ends after ${toIsoWithOffset(new Date(latest), serviceTimeZone)}, the last time validity_period (yyMMddHHmmss) can carry: choose an earlier date or fewer hours`,
+		);
+	}
+	const at = new Date(until);
 	return {
-		validity_period: formatValidity(until, serviceTimeZone),
-		valid_until: toIsoWithOffset(until, serviceTimeZone),
+		validity_period: formatValidity(at, serviceTimeZone),
+		valid_until: toIsoWithOffset(at, serviceTimeZone),
 	};
 }
 
-function afterHours(now: Date, hours: number): Date {
-	if (!Number.isFinite(hours) || hours <= 0) {
+/** The last second of LAST_YEAR on the service's clock. */
+function latestValidity(serviceTimeZone: string): number {
+	const last = { year: LAST_YEAR, month: 12, day: 31, hour: 23, minute: 59, second: 59 };
+	return zonedWallClockToInstant(last, serviceTimeZone).getTime();
+}
+
+/** Milliseconds; may lie beyond what a Date holds (resolveValidity refuses those). */
+function afterHours(now: Date, hours: number): number {
+	if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0) {
 		throw new ValidityError(
-			`The validity duration must be a positive number of hours (got ${hours})`,
+			`The validity duration must be a positive number of hours (got ${String(hours)})`,
 		);
 	}
-	return new Date(now.getTime() + hours * 3_600_000);
+	return now.getTime() + hours * 3_600_000;
 }
 
 /** A date with an offset is absolute; one without is read in the workflow's time zone, as n8n shows it. */
-function parseInstant(choice: { value: string; inputTimeZone: string }): Date {
+function parseInstant(choice: { value: string; inputTimeZone: string }): number {
 	const value = choice.value.trim();
-	const local = LOCAL_DATE_TIME.exec(value);
-	if (local) {
-		const [, year, month, day, hour = '0', minute = '0', second = '0'] = local;
-		return zonedWallClockToInstant(
-			{ year: +year, month: +month, day: +day, hour: +hour, minute: +minute, second: +second },
-			choice.inputTimeZone,
-		);
-	}
-	const instant = Date.parse(value);
-	if (value === '' || Number.isNaN(instant)) {
+	const iso = ISO_DATE_TIME.exec(value);
+	if (iso) return isoInstant(iso, value, choice.inputTimeZone);
+	const written = WRITTEN_OFFSET.test(value) ? Date.parse(value) : Number.NaN;
+	if (Number.isNaN(written)) {
 		throw new ValidityError(
-			`"${value.slice(0, 40)}" is not a date and time: use ISO 8601, e.g. 2026-12-24T18:00:00 or 2026-12-24T18:00:00+01:00`,
+			`"${excerpt(value)}" is not a date and time: use ISO 8601, e.g. 2026-12-24T18:00:00 or 2026-12-24T18:00:00+01:00`,
 		);
 	}
-	return new Date(instant);
+	return written;
+}
+
+function isoInstant(fields: RegExpExecArray, value: string, inputTimeZone: string): number {
+	const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '0', offset] =
+		fields;
+	const clock: WallClock = {
+		year: +year,
+		month: +month,
+		day: +day,
+		hour: +hour,
+		minute: +minute,
+		second: +second,
+		millisecond: Math.floor(Number(`0.${fraction}`) * 1000),
+	};
+	const impossible = whatIsImpossible(clock) ?? impossibleOffset(offset);
+	if (impossible) {
+		throw new ValidityError(`"${excerpt(value)}" is not a real date and time: ${impossible}`);
+	}
+	if (offset === undefined) return zonedWallClockToInstant(clock, inputTimeZone).getTime();
+	return zonedWallClockToInstant(clock, 'UTC').getTime() - offsetMs(offset);
+}
+
+/** `Z`, `+02:00`, `+0200` or `+02`, in milliseconds east of UTC. */
+function offsetMs(offset: string): number {
+	if (offset.toUpperCase() === 'Z') return 0;
+	const digits = offset.slice(1).replace(':', '');
+	const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0);
+	return (offset.startsWith('-') ? -minutes : minutes) * 60_000;
+}
+
+function impossibleOffset(offset: string | undefined): string | undefined {
+	if (offset === undefined || offset.toUpperCase() === 'Z') return undefined;
+	const digits = offset.slice(1).replace(':', '');
+	if (Number(digits.slice(0, 2)) > 23 || Number(digits.slice(2) || 0) > 59) {
+		return `there is no offset ${offset} (-23:59..+23:59)`;
+	}
+	return undefined;
+}
+
+function excerpt(text: string): string {
+	return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
