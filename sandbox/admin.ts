@@ -4,6 +4,7 @@
  * copy of the service.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallbackFaultKind, CallbackOptions } from './callbacks';
 import type { SandboxCore } from './core';
 import { FAULT_KINDS, type FaultKind, type FaultOptions } from './faults';
 import { readBody, respondJson } from './http';
@@ -45,8 +46,8 @@ function clockView(core: SandboxCore) {
 
 function moveClock(core: SandboxCore, body: unknown) {
 	const b = object(body);
-	if (typeof b.advance_ms === 'number') core.clock.advance(b.advance_ms);
-	else if (typeof b.now === 'string') core.clock.set(Date.parse(b.now));
+	if (typeof b.advance_ms === 'number') core.advance(b.advance_ms);
+	else if (typeof b.now === 'string') core.setNow(Date.parse(b.now));
 	else throw new AdminError(400, 'give advance_ms (number) or now (ISO date)');
 	return clockView(core);
 }
@@ -72,9 +73,38 @@ const ROUTES: Array<{ method: string; path: RegExp; run: Handler }> = [
 		method: 'PUT',
 		path: /^\/_sandbox\/accounts\/([^/]+)$/,
 		run: async (c, b, _u, m) => {
-			const { password, credits } = object(b) as { password?: string; credits?: number };
-			await c.upsertAccount({ username: decodeURIComponent(m[1]), password, credits });
+			const { password, credits, callback_url, callback_format } = object(b) as {
+				password?: string;
+				credits?: number;
+				callback_url?: string | null;
+				callback_format?: 'json' | 'xml';
+			};
+			await c.upsertAccount({
+				username: decodeURIComponent(m[1]),
+				password,
+				credits,
+				callbackUrl: callback_url,
+				callbackFormat: callback_format,
+			});
 			return { accounts: c.accounts() };
+		},
+	},
+	{ method: 'GET', path: /^\/_sandbox\/callbacks$/, run: (c) => c.callbacks.view() },
+	{ method: 'GET', path: /^\/_sandbox\/callbacks\/settings$/, run: (c) => c.callbacks.settings() },
+	{
+		method: 'PUT',
+		path: /^\/_sandbox\/callbacks\/settings$/,
+		run: (c, b) => {
+			c.callbacks.configure(object(b) as Partial<CallbackOptions>);
+			return c.callbacks.settings();
+		},
+	},
+	{
+		method: 'POST',
+		path: /^\/_sandbox\/callbacks\/faults\/queue$/,
+		run: (c, b) => {
+			c.callbacks.queueFaults(object(b).faults as CallbackFaultKind[]);
+			return c.callbacks.settings();
 		},
 	},
 	{ method: 'GET', path: /^\/_sandbox\/faults$/, run: (c) => c.faults.current() },

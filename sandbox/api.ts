@@ -111,14 +111,17 @@ export function send(account: Account, form: URLSearchParams, ctx: ApiContext): 
 		creditsCharged: cost,
 		submittedAt: ctx.now,
 		messages: valid.map((msisdn) => newMessage(msisdn, validity, ctx)),
+		...(account.callbackUrl
+			? { callback: { url: account.callbackUrl, format: account.callbackFormat ?? 'json' } }
+			: {}),
 	};
 	ctx.store.batches.set(batch.batchId, batch);
 	const fields: Fields = [
 		['accepted', true],
 		['batch_id', new RawNumber(batch.batchId)],
 		['batch_size', batch.messages.length],
-		// Callbacks are not described by the seed (section 6), so the sandbox sends none.
-		['receive_updates', false],
+		// Seed 6.1: updates come as callbacks, which this account asked for with a callback URL.
+		['receive_updates', batch.callback !== undefined],
 		['remaining_credits', account.credits],
 	];
 	return { fields, batch };

@@ -3,6 +3,7 @@
  * credential. Every flag has an environment variable; a flag wins over its variable.
  */
 import { parseArgs } from 'node:util';
+import { checkCallbackUrl, type CallbackOptions } from './callbacks';
 import type { FaultOptions } from './faults';
 import { DEFAULT_NETWORKS, type NetworkRule } from './numbers';
 import { DEMO_ACCOUNT, defaultOptions, type SandboxOptions } from './options';
@@ -40,6 +41,18 @@ export const USAGE = `Usage: npm run sandbox -- [flags]
   --fault-seed N            SANDBOX_FAULT_SEED    seed of the fault draws (1)
   --mislabel                SANDBOX_MISLABEL=true    label JSON and XML answers text/plain
   --answer-format json|xml  SANDBOX_ANSWER_FORMAT    answer in this format whatever Accept asks
+  --callback-url [USER=]URL SANDBOX_CALLBACK_URL  POST status callbacks of USER's batches (of
+                                                  every account without USER=) to URL;
+                                                  user:pass@ in URL is sent as HTTP Basic
+  --callback-format json|xml   SANDBOX_CALLBACK_FORMAT   wire form of the callbacks (json)
+  --callback-batch N        SANDBOX_CALLBACK_BATCH   at most N reports per callback (1)
+  --callback-attempts N     SANDBOX_CALLBACK_ATTEMPTS   tries per callback before giving up (5)
+  --callback-retry DURATION SANDBOX_CALLBACK_RETRY  first retry after this, then doubling (250ms)
+  --callback-timeout DURATION  SANDBOX_CALLBACK_TIMEOUT   a receiver's time to answer (5s)
+  --callback-duplicate-rate R  SANDBOX_CALLBACK_DUPLICATE_RATE   share of callbacks sent twice
+  --callback-reorder-rate R    SANDBOX_CALLBACK_REORDER_RATE     share overtaken by the next one
+  --callback-delay-rate R      SANDBOX_CALLBACK_DELAY_RATE       share delayed by --callback-delay
+  --callback-delay DURATION    SANDBOX_CALLBACK_DELAY            delay of a delayed callback (1s)
   --no-admin                SANDBOX_ADMIN=false   do not serve /_sandbox/*
   --quiet                   SANDBOX_QUIET=true    do not print one line per request
   --help
@@ -124,6 +137,16 @@ const FLAGS = {
 	'first-batch-id': { type: 'string' },
 	mislabel: { type: 'boolean' },
 	'answer-format': { type: 'string' },
+	'callback-url': { type: 'string', multiple: true },
+	'callback-format': { type: 'string' },
+	'callback-batch': { type: 'string' },
+	'callback-attempts': { type: 'string' },
+	'callback-retry': { type: 'string' },
+	'callback-timeout': { type: 'string' },
+	'callback-duplicate-rate': { type: 'string' },
+	'callback-reorder-rate': { type: 'string' },
+	'callback-delay-rate': { type: 'string' },
+	'callback-delay': { type: 'string' },
 	'no-admin': { type: 'boolean' },
 	quiet: { type: 'boolean' },
 	help: { type: 'boolean' },
@@ -191,6 +214,65 @@ function accountsFrom(
 	return accounts.length ? accounts : [{ ...DEMO_ACCOUNT, credits }];
 }
 
+/**
+ * --callback-url URL gives every account that URL; USER=URL only that account (a URL itself
+ * starts with its scheme, so "USER=" cannot be mistaken for part of it).
+ */
+function withCallbacks(accounts: Account[], urls: string[], format: string | undefined): Account[] {
+	if (format !== undefined && format !== 'json' && format !== 'xml') {
+		throw new Error(`callback-format: "${format}" is neither json nor xml`);
+	}
+	const byUser = new Map<string | undefined, string>();
+	for (const text of urls) {
+		const m = /^([^:/=]+)=(.+)$/.exec(text);
+		byUser.set(m ? m[1] : undefined, m ? m[2] : text);
+	}
+	for (const user of byUser.keys()) {
+		if (user !== undefined && !accounts.some((a) => a.username === user))
+			throw new Error(`callback-url: no account "${user}" (give it with --account)`);
+	}
+	return accounts.map((a) => {
+		const url = byUser.get(a.username) ?? byUser.get(undefined);
+		if (url === undefined) return a;
+		checkCallbackUrl(url);
+		return { ...a, callbackUrl: url, ...(format ? { callbackFormat: format } : {}) };
+	});
+}
+
+function callbackOptionsFrom(
+	get: (flag: string, env: string) => string | undefined,
+): Partial<CallbackOptions> {
+	const options: Partial<CallbackOptions> = {};
+	const set = <K extends keyof CallbackOptions>(
+		flag: string,
+		env: string,
+		key: K,
+		read: (text: string) => number,
+	) => {
+		const text = get(flag, env);
+		if (text !== undefined) options[key] = read(text) as CallbackOptions[K];
+	};
+	const whole = (flag: string) => (text: string) => {
+		const n = parseNumber(text, flag, 1);
+		if (!Number.isInteger(n)) throw new Error(`${flag} must be whole: "${text}"`);
+		return n;
+	};
+	const share = (flag: string) => (text: string) => parseNumber(text, flag, 0, 1);
+	set('callback-batch', 'SANDBOX_CALLBACK_BATCH', 'batchSize', whole('callback-batch'));
+	set('callback-attempts', 'SANDBOX_CALLBACK_ATTEMPTS', 'maxAttempts', whole('callback-attempts'));
+	set('callback-retry', 'SANDBOX_CALLBACK_RETRY', 'retryBaseMs', parseDuration);
+	set('callback-timeout', 'SANDBOX_CALLBACK_TIMEOUT', 'timeoutMs', parseDuration);
+	const rate = 'callback-duplicate-rate';
+	set(rate, 'SANDBOX_CALLBACK_DUPLICATE_RATE', 'duplicateRate', share(rate));
+	const reorder = 'callback-reorder-rate';
+	set(reorder, 'SANDBOX_CALLBACK_REORDER_RATE', 'reorderRate', share(reorder));
+	const delay = 'callback-delay-rate';
+	set(delay, 'SANDBOX_CALLBACK_DELAY_RATE', 'delayRate', share(delay));
+	set('callback-delay', 'SANDBOX_CALLBACK_DELAY', 'delayMs', parseDuration);
+	set('fault-seed', 'SANDBOX_FAULT_SEED', 'seed', (t) => parseNumber(t, 'fault-seed'));
+	return options;
+}
+
 /** Kept as digits: a JS number would round a 19-digit id. */
 function parseFirstBatchId(text: string): string {
 	firstBatchId(text); // throws with the reason when it is not 1 to 19 digits
@@ -218,7 +300,12 @@ export function parseCli(argv: string[], env: Env): CliConfig {
 	options.host = get('host', 'SANDBOX_HOST') ?? options.host;
 	const port = get('port', 'SANDBOX_PORT');
 	if (port !== undefined) options.port = parseNumber(port, 'port', 0, 65535);
-	options.accounts = accountsFrom(v.account as string[] | undefined, env, get);
+	options.accounts = withCallbacks(
+		accountsFrom(v.account as string[] | undefined, env, get),
+		listFrom(v['callback-url'] as string[] | undefined, env.SANDBOX_CALLBACK_URL),
+		get('callback-format', 'SANDBOX_CALLBACK_FORMAT'),
+	);
+	options.callbacks = callbackOptionsFrom(get);
 	const scale = get('time-scale', 'SANDBOX_TIME_SCALE');
 	if (scale !== undefined) options.timeScale = parseNumber(scale, 'time-scale');
 	const finalAfter = get('final-after', 'SANDBOX_FINAL_AFTER');
@@ -249,6 +336,10 @@ export function banner(sandbox: Sandbox): string {
 	// What the sandbox holds, so a password or balance from the state file is what is shown.
 	for (const a of sandbox.credentials()) {
 		lines.push(`  Username  ${a.username}   Password  ${a.password}   (${a.credits} credits)`);
+	}
+	for (const a of sandbox.accounts()) {
+		if (a.callback_url)
+			lines.push(`  Callbacks of ${a.username}: ${a.callback_format} to ${a.callback_url}`);
 	}
 	lines.push(
 		'',

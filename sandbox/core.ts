@@ -2,6 +2,8 @@
  * The sandbox's state and test controls, apart from HTTP: the store, the clock, the faults, the
  * request log and the state file. The server and the admin view both work through this.
  */
+import { reportFields } from './api';
+import { blankPassword, Callbacks, checkCallbackUrl } from './callbacks';
 import { assertTimeZone } from './dates';
 import { Clock } from './clock';
 import { Faults, type FaultKind, type FaultOptions } from './faults';
@@ -56,6 +58,34 @@ export interface Received {
 
 const REQUEST_LOG_SIZE = 1000;
 
+/** An account as views show it: never its password (a callback URL's is blanked too). */
+export interface AccountView {
+	username: string;
+	credits: number;
+	callback_url?: string;
+	callback_format?: 'json' | 'xml';
+}
+
+export type AccountChange = Partial<Omit<Account, 'callbackUrl'>> & {
+	username: string;
+	/** A URL sets it, null removes it, undefined keeps it. */
+	callbackUrl?: string | null;
+};
+
+/** The callback settings an account keeps after a change. */
+function callbackOf(
+	change: AccountChange,
+	existing: Account | undefined,
+): Pick<Account, 'callbackUrl' | 'callbackFormat'> {
+	const url = change.callbackUrl === undefined ? existing?.callbackUrl : change.callbackUrl;
+	const format = change.callbackFormat ?? existing?.callbackFormat;
+	if (format !== undefined && format !== 'json' && format !== 'xml')
+		throw new Error('callback_format must be "json" or "xml"');
+	if (url === null || url === undefined) return format ? { callbackFormat: format } : {};
+	checkCallbackUrl(url);
+	return { callbackUrl: url, ...(format ? { callbackFormat: format } : {}) };
+}
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** How many times each destination was accepted, and in which batches: "exactly once" at a glance. */
@@ -76,6 +106,7 @@ export class SandboxCore {
 	readonly store: Store;
 	readonly clock: Clock;
 	readonly faults: Faults;
+	readonly callbacks: Callbacks;
 	private readonly log: RequestLogEntry[] = [];
 	private readonly writer?: StateWriter;
 
@@ -86,6 +117,16 @@ export class SandboxCore {
 		this.store = new Store(options.accounts, options.firstBatchId);
 		this.clock = new Clock(options.timeScale, clockStart);
 		this.faults = new Faults(options.faults);
+		this.callbacks = new Callbacks(
+			{
+				now: () => this.clock.now(),
+				finalAfterMs: options.finalAfterMs,
+				reportFields: (batch, index, format) =>
+					reportFields(batch, batch.messages[index], format, this.context()),
+				batch: (batchId) => this.store.batches.get(batchId),
+			},
+			options.callbacks,
+		);
 		if (options.stateFile) {
 			this.writer = new StateWriter(options.stateFile, () => this.store.snapshot(this.clock.now()));
 		}
@@ -93,11 +134,15 @@ export class SandboxCore {
 
 	static async create(options: SandboxOptions): Promise<SandboxCore> {
 		assertTimeZone(options.timeZone);
+		for (const a of options.accounts) if (a.callbackUrl) checkCallbackUrl(a.callbackUrl);
 		const saved = options.stateFile ? await readState(options.stateFile) : undefined;
 		// Resume the clock where it stopped, so no message goes back from final to ENROUTE.
 		const start = Math.max(options.startTime ?? Date.now(), saved?.clockMs ?? 0);
 		const core = new SandboxCore(options, start);
 		if (saved) core.store.restore(saved);
+		// After a restart each watched message is called back once more with its current status:
+		// what was already acknowledged is not kept, and at least once allows a repeat.
+		for (const batch of core.store.batches.values()) core.callbacks.watch(batch);
 		await core.persist();
 		return core;
 	}
@@ -157,15 +202,31 @@ export class SandboxCore {
 		};
 	}
 
-	accounts(): Array<{ username: string; credits: number }> {
-		return [...this.store.accounts.values()].map(({ username, credits }) => ({
-			username,
-			credits,
-		}));
+	accounts(): AccountView[] {
+		return [...this.store.accounts.values()].map(
+			({ username, credits, callbackUrl, callbackFormat }) => ({
+				username,
+				credits,
+				...(callbackUrl
+					? { callback_url: blankPassword(callbackUrl), callback_format: callbackFormat ?? 'json' }
+					: {}),
+			}),
+		);
 	}
 
-	/** Adds an account or changes its password and/or credits. */
-	async upsertAccount(change: Partial<Account> & { username: string }): Promise<void> {
+	/** Moves the clock forward and calls back what changed meanwhile. */
+	advance(ms: number): void {
+		this.clock.advance(ms);
+		this.callbacks.scan();
+	}
+
+	setNow(ms: number): void {
+		this.clock.set(ms);
+		this.callbacks.scan();
+	}
+
+	/** Adds an account or changes its password, credits and/or callback URL (null removes it). */
+	async upsertAccount(change: AccountChange): Promise<void> {
 		// Basic credentials split at the first colon, so a username cannot hold one.
 		if (!change.username || change.username.includes(':'))
 			throw new Error('a username is not empty and has no colon');
@@ -175,7 +236,9 @@ export class SandboxCore {
 		const credits = change.credits ?? existing?.credits ?? 0;
 		if (!Number.isInteger(credits) || credits < 0)
 			throw new Error('credits must be a whole number, 0 or more');
-		this.store.accounts.set(change.username, { username: change.username, password, credits });
+		const account: Account = { username: change.username, password, credits };
+		Object.assign(account, callbackOf(change, existing));
+		this.store.accounts.set(change.username, account);
 		await this.persist();
 	}
 
@@ -185,6 +248,7 @@ export class SandboxCore {
 		const found = this.store.findMessage(gatewaySessionId);
 		if (!found) throw new Error(`no message with gateway_session_id ${gatewaySessionId}`);
 		found.message.forced = { status, at: this.clock.now() };
+		this.callbacks.rewatch(found.batch);
 		await this.persist();
 	}
 

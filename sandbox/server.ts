@@ -7,7 +7,14 @@ import type { AddressInfo, Socket } from 'node:net';
 import { negotiate } from './accept';
 import { handleAdmin } from './admin';
 import { BATCH_ID, cancelSend, reportFields, send } from './api';
-import { SandboxCore, type Received, type RequestLogEntry } from './core';
+import type { CallbackFaultKind, CallbackOptions, CallbackTotals, CallbackView } from './callbacks';
+import {
+	SandboxCore,
+	type AccountChange,
+	type AccountView,
+	type Received,
+	type RequestLogEntry,
+} from './core';
 import type { FaultKind, FaultOptions } from './faults';
 import { basicCredentials, isFormContentType, readBody, respond, respondText } from './http';
 import type { ReportStatus } from './numbers';
@@ -26,7 +33,8 @@ export {
 } from './numbers';
 export { FIRST_BATCH_ID, FIRST_SESSION_ID } from './store';
 export type { FaultKind, FaultOptions } from './faults';
-export type { Received, RequestLogEntry } from './core';
+export type { AccountChange, Received, RequestLogEntry } from './core';
+export type { CallbackFaultKind, CallbackOptions, CallbackTotals, CallbackView } from './callbacks';
 
 export interface Sandbox {
 	/** e.g. http://127.0.0.1:8555: the base URL to put in the n8n credential. */
@@ -49,11 +57,20 @@ export interface Sandbox {
 	received(account?: string): Received;
 	/** The last 1000 requests to /api, oldest first. */
 	requests(): RequestLogEntry[];
-	accounts(): Array<{ username: string; credits: number }>;
+	accounts(): AccountView[];
 	/** The accounts as the sandbox holds them, passwords included (after the state file). */
 	credentials(): Account[];
-	upsertAccount(account: Partial<Account> & { username: string }): Promise<void>;
+	/** Adds or changes an account; `callbackUrl` (null removes it) turns status callbacks on. */
+	upsertAccount(account: AccountChange): Promise<void>;
 	forceStatus(gatewaySessionId: string, status: ReportStatus): Promise<void>;
+	/** The callbacks made (the last 1000) and totals: sent, retried, acknowledged, failed. */
+	callbacks(): { totals: CallbackTotals; callbacks: CallbackView[] };
+	/** Resolves once every status change so far was called back (acknowledged or given up). */
+	callbacksIdle(): Promise<void>;
+	/** Replaces the callback settings (what is not given takes its default); clears queued faults. */
+	setCallbacks(options: Partial<CallbackOptions>): void;
+	/** Faults for the next callbacks, in order: 'duplicate', 'reorder', 'delay'. */
+	queueCallbackFaults(...kinds: CallbackFaultKind[]): void;
 }
 
 const REALM = 'Basic realm="bulk-sms-sandbox", charset="UTF-8"';
@@ -120,6 +137,7 @@ class SandboxServer {
 		this.timers.clear();
 		const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
 		for (const socket of this.sockets) socket.destroy();
+		this.core.callbacks.stop();
 		await closed;
 		await this.core.persist();
 	}
@@ -281,6 +299,7 @@ class SandboxServer {
 		const form = new URLSearchParams(body);
 		const outcome = send(account, form, this.core.context());
 		if (outcome.batch && !(await this.kept(conn, outcome.batch))) return '';
+		if (outcome.batch) this.core.callbacks.watch(outcome.batch);
 		return renderSend(outcome.fields, conn.format);
 	}
 
@@ -334,8 +353,8 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 		options: full,
 		stop: () => server.stop(),
 		now: () => core.clock.now(),
-		advance: (ms) => core.clock.advance(ms),
-		setNow: (ms) => core.clock.set(ms),
+		advance: (ms) => core.advance(ms),
+		setNow: (ms) => core.setNow(ms),
 		setFaults: (faults) => core.setFaults(faults),
 		queueFaults: (...kinds) => core.faults.queue(kinds),
 		received: (account) => core.received(account),
@@ -344,5 +363,9 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 		credentials: () => [...core.store.accounts.values()].map((a) => ({ ...a })),
 		upsertAccount: (account) => core.upsertAccount(account),
 		forceStatus: (id, status) => core.forceStatus(id, status),
+		callbacks: () => core.callbacks.view(),
+		callbacksIdle: () => core.callbacks.idle(),
+		setCallbacks: (options) => core.callbacks.configure(options),
+		queueCallbackFaults: (...kinds) => core.callbacks.queueFaults(kinds),
 	};
 }

@@ -2,6 +2,7 @@
  * Accounts, credits and batches: everything the sandbox remembers, in a shape that serialises to
  * the state file as it is. Ids are strings of digits (never JS numbers, which would corrupt them).
  */
+import type { CallbackTarget } from './callbacks';
 import type { ReportStatus } from './numbers';
 import type { Encoding } from './parts';
 
@@ -9,6 +10,10 @@ export interface Account {
 	username: string;
 	password: string;
 	credits: number;
+	/** Where status callbacks of this account's batches go (sandbox/README.md); none: no callbacks. */
+	callbackUrl?: string;
+	/** Wire form of those callbacks; JSON when not given. */
+	callbackFormat?: 'json' | 'xml';
 }
 
 export interface Message {
@@ -31,6 +36,8 @@ export interface Batch {
 	/** Sandbox-clock time the batch was accepted. */
 	submittedAt: number;
 	messages: Message[];
+	/** Set when the account had a callback URL at send time: receive_updates was true. */
+	callback?: CallbackTarget;
 }
 
 export interface StoreSnapshot {
