@@ -186,9 +186,9 @@ describe('parseDestinations: arrays', () => {
 		[
 			'an object',
 			[{ phone: '447700900123' }],
-			rejected('[object Object]', 'expected a phone number as text, got object'),
+			rejected('{"phone":"447700900123"}', 'expected a phone number as text, got an object'),
 		],
-		['a boolean', [true], rejected('true', 'expected a phone number as text, got boolean')],
+		['a boolean', [true], rejected('true', 'expected a phone number as text, got true or false')],
 		[
 			'duplicates across types',
 			['447700900123', 447700900123],
@@ -199,7 +199,72 @@ describe('parseDestinations: arrays', () => {
 	});
 });
 
+// Each of these raised a raw TypeError (`Cannot convert object to primitive value`) or showed
+// the user `[object Object]`.
+describe('parseDestinations: values that are not text', () => {
+	const bare = Object.assign(Object.create(null) as object, { phone: '447700900123' });
+	const cyclic: Record<string, unknown> = { phone: '447700900123' };
+	cyclic.self = cyclic;
+	const hostile = {
+		toString() {
+			throw new Error('no');
+		},
+		toJSON() {
+			throw new Error('no');
+		},
+	};
+	const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+	revoke();
+	const got = (kind: string) => `expected a phone number as text, got ${kind}`;
+
+	it.each<[string, unknown, string, string]>([
+		['an object without a prototype', bare, '{"phone":"447700900123"}', got('an object')],
+		['a symbol', Symbol('447700900123'), 'a symbol', got('a symbol')],
+		['a function', () => '447700900123', 'a function', got('a function')],
+		['a list inside the list', ['447700900123'], '["447700900123"]', got('a list')],
+		['a date', new Date('2026-01-01T00:00:00Z'), '"2026-01-01T00:00:00.000Z"', got('a date')],
+		['an object holding a BigInt', { n: 1n }, 'an object', got('an object')],
+		['an object holding itself', cyclic, 'an object', got('an object')],
+		['an object whose toString throws', hostile, 'an object', got('an object')],
+		['a revoked proxy', revoked, 'an object', got('an object')],
+		['a long object', { text: 'x'.repeat(100) }, `{"text":"${'x'.repeat(51)}…`, got('an object')],
+	])('%s in a list is rejected with a reason', (_name, entry, text, reason) => {
+		expect(parseDestinations(['447700900123', entry])).toEqual({
+			destinations: ['447700900123'],
+			rejected: [{ input: text, reason }],
+			duplicates: 0,
+		});
+	});
+
+	it.each<[string, unknown, Destinations]>([
+		['an object without a prototype', bare, rejected('{"phone":"447700900123"}', got('an object'))],
+		['a number', 447700900123, ok('447700900123')],
+		['a bigint', 447700900123n, ok('447700900123')],
+		['nothing', undefined, ok()],
+	])('%s given instead of a list is one entry', (_name, input, expected) => {
+		expect(parseDestinations(input)).toEqual(expected);
+	});
+});
+
 describe('parseDestinations: default country code', () => {
+	it.each<[unknown, string]>([
+		[{}, '{}'],
+		[Object.create(null), '{}'],
+		[true, 'true'],
+		[4444, '4444'],
+		[Symbol('44'), 'a symbol'],
+	])('%p is refused in words', (code, shown) => {
+		expect(() => parseDestinations('07700900123', { defaultCountryCode: code as string })).toThrow(
+			`Default country code "${shown}" is not a country calling code: use 1 to 3 digits, e.g. 44`,
+		);
+	});
+
+	it('the number 44 from an expression is the code 44', () => {
+		expect(
+			parseDestinations('07700900123', { defaultCountryCode: 44 as unknown as string }),
+		).toEqual(ok('447700900123'));
+	});
+
 	it.each([['abc'], ['0'], ['1234'], ['+']])('%j is refused at once', (code) => {
 		expect(() => parseDestinations('07700900123', { defaultCountryCode: code })).toThrow(
 			`Default country code "${code}" is not a country calling code: use 1 to 3 digits, e.g. 44`,

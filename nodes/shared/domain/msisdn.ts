@@ -34,12 +34,16 @@ const ENTRY_SEPARATOR = /[,;\r\n]+/;
 
 type Parsed = { number: string } | { reason: string };
 
-export function parseDestinations(
-	input: string | readonly unknown[],
-	options: DestinationOptions = {},
-): Destinations {
+/**
+ * Text is split into entries; a list gives one entry per element; any other value (from an
+ * expression) is one entry. Every entry that is not empty ends up as a destination, a
+ * duplicate or a rejected entry with a reason: nothing is dropped silently, and no value
+ * a user can give raises a JavaScript error.
+ */
+export function parseDestinations(input: unknown, options: DestinationOptions = {}): Destinations {
 	const countryCode = normaliseCountryCode(options.defaultCountryCode);
-	const entries = typeof input === 'string' ? input.split(ENTRY_SEPARATOR) : input;
+	const entries: readonly unknown[] =
+		typeof input === 'string' ? input.split(ENTRY_SEPARATOR) : isList(input) ? input : [input];
 	const result: Destinations = { destinations: [], rejected: [], duplicates: 0 };
 	const seen = new Set<string>();
 	for (const entry of entries) {
@@ -64,8 +68,8 @@ function readEntry(entry: unknown, countryCode: string | undefined): ReadEntry[]
 	if (entry === undefined || entry === null) return [];
 	if (typeof entry === 'number' || typeof entry === 'bigint') return [readNumber(entry)];
 	if (typeof entry !== 'string') {
-		const reason = `expected a phone number as text, got ${Array.isArray(entry) ? 'a list' : typeof entry}`;
-		return [{ text: String(entry), parsed: { reason } }];
+		const { text, kind } = describeValue(entry);
+		return [{ text, parsed: { reason: `expected a phone number as text, got ${kind}` } }];
 	}
 	const text = entry.trim();
 	if (text === '') return []; // `a,,b` or a trailing comma: nothing was meant
@@ -158,14 +162,77 @@ function checkDigits(digits: string): Parsed {
 	return { number: digits };
 }
 
-/** Accepts `44`, `+44` or `0044`; anything else is a configuration mistake, reported at once. */
-export function normaliseCountryCode(code: string | undefined): string | undefined {
-	if (code === undefined || code.trim() === '') return undefined;
-	const digits = code.trim().replace(/^(\+|00)/, '');
+/**
+ * Accepts `44`, `+44` or `0044` (or the number 44 from an expression); anything else is a
+ * configuration mistake, reported at once.
+ */
+export function normaliseCountryCode(code: unknown): string | undefined {
+	if (code === undefined || code === null) return undefined;
+	const text = typeof code === 'string' || typeof code === 'number' ? String(code).trim() : '';
+	if (typeof code === 'string' && text === '') return undefined;
+	const digits = text.replace(/^(\+|00)/, '');
 	if (!/^[1-9]\d{0,2}$/.test(digits)) {
 		throw new Error(
-			`Default country code "${code}" is not a country calling code: use 1 to 3 digits, e.g. 44`,
+			`Default country code "${describeValue(code).text}" is not a country calling code: use 1 to 3 digits, e.g. 44`,
 		);
 	}
 	return digits;
+}
+
+/** Array.isArray, except that it cannot throw (it does on a revoked Proxy). */
+function isList(value: unknown): value is readonly unknown[] {
+	try {
+		return Array.isArray(value);
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * What a value that is not text is, in words, and a short text to show it by. String() is not
+ * used on it: it throws for a symbol in a template, an object without a prototype, or one
+ * whose toString throws.
+ */
+function describeValue(value: unknown): { text: string; kind: string } {
+	switch (typeof value) {
+		case 'string':
+			return { text: excerpt(value), kind: 'text' };
+		case 'number':
+		case 'bigint':
+			return { text: String(value), kind: 'a number' };
+		case 'boolean':
+			return { text: String(value), kind: 'true or false' };
+		case 'symbol':
+			return { text: 'a symbol', kind: 'a symbol' };
+		case 'function':
+			return { text: 'a function', kind: 'a function' };
+		case 'undefined':
+			return { text: 'undefined', kind: 'nothing' };
+	}
+	if (value === null) return { text: 'null', kind: 'nothing' };
+	if (isList(value)) return { text: asJson(value, 'a list'), kind: 'a list' };
+	if (isDate(value)) return { text: asJson(value, 'a date'), kind: 'a date' };
+	return { text: asJson(value, 'an object'), kind: 'an object' };
+}
+
+function isDate(value: object): boolean {
+	try {
+		return Object.prototype.toString.call(value) === '[object Date]';
+	} catch {
+		return false;
+	}
+}
+
+/** JSON, shortened; `fallback` when the value has none (a cycle, a BigInt, a throwing getter). */
+function asJson(value: unknown, fallback: string): string {
+	try {
+		const json = JSON.stringify(value);
+		return typeof json === 'string' ? excerpt(json) : fallback;
+	} catch {
+		return fallback;
+	}
+}
+
+function excerpt(text: string): string {
+	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
