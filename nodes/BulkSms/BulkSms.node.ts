@@ -6,22 +6,21 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { executeGetStatus, getStatusDescription } from './operations/getStatus';
-import { executeSend, sendDescription } from './operations/send';
-
-const operations = {
-	send: executeSend,
-	getStatus: executeGetStatus,
-};
+import { operationOptions, route, subtitleExpression } from './actions/router';
+import { getStatusDescription } from './operations/getStatus';
+import { sendDescription } from './operations/send';
 
 export class BulkSms implements INodeType {
+	// This rule sees only a string literal as a subtitle; ours is built from the operations' table.
+	// eslint-disable-next-line n8n-nodes-base/node-class-description-missing-subtitle
 	description: INodeTypeDescription = {
 		displayName: 'Bulk SMS',
 		name: 'bulkSms',
 		icon: { light: 'file:bulkSms.svg', dark: 'file:bulkSms.dark.svg' },
 		group: ['output'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] === "send" ? "Send" : "Get Status" }}',
+		// The chosen operation's action, read from the operations' table (see actions/router.ts).
+		subtitle: subtitleExpression(),
 		description: 'Send SMS to many numbers and read their delivery reports',
 		defaults: { name: 'Bulk SMS' },
 		usableAsTool: true,
@@ -30,25 +29,23 @@ export class BulkSms implements INodeType {
 		credentials: [{ name: 'bulkSmsApi', required: true }],
 		properties: [
 			{
+				// One resource, so that n8n names a node after its action ("Send SMS") and gives
+				// the AI Agent tool an operation's own name and description.
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [{ name: 'SMS', value: 'sms' }],
+				default: 'sms',
+			},
+			{
 				displayName: 'Operation',
 				name: 'operation',
 				type: 'options',
 				noDataExpression: true,
+				displayOptions: { show: { resource: ['sms'] } },
 				default: 'send',
-				options: [
-					{
-						name: 'Send',
-						value: 'send',
-						description: 'Send one message to many mobile numbers',
-						action: 'Send an SMS',
-					},
-					{
-						name: 'Get Status',
-						value: 'getStatus',
-						description: 'Get the delivery report of every destination of a batch',
-						action: 'Get the delivery status of a batch',
-					},
-				],
+				options: operationOptions(),
 			},
 			...sendDescription,
 			...getStatusDescription,
@@ -56,7 +53,6 @@ export class BulkSms implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const operation = this.getNodeParameter('operation', 0) as keyof typeof operations;
-		return [await operations[operation].call(this)];
+		return route.call(this);
 	}
 }

@@ -1,0 +1,45 @@
+/** The node's operations table: what the editor is given, and what an unknown operation gets. */
+import { BULK_SMS, errorOf, loadPackageNodeType, runWorkflow } from '../engine/harness';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { credentialsFor, getStatus, line, trigger } from './workflow';
+import type { INodeTypeDescription } from 'n8n-workflow';
+import { makeDescription, makeNodeName } from 'n8n-workflow';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+	sandbox = await startSandbox();
+});
+afterAll(() => sandbox.stop());
+
+function description(): INodeTypeDescription {
+	const type = loadPackageNodeType(BULK_SMS);
+	if (!type || !('description' in type)) throw new Error('BulkSms not loaded');
+	return type.description;
+}
+
+describe('Bulk SMS operations', () => {
+	it.each([
+		['send', 'Send SMS'],
+		['getStatus', 'Get Delivery Status'],
+	])('a node added for %s is named "%s", and as a tool says what it does', (operation, name) => {
+		// n8n's own helpers: the editor names a new node, and the AI Agent describes a tool, with them.
+		const parameters = { resource: 'sms', operation };
+		expect(makeNodeName(parameters, description())).toBe(name);
+		expect(makeDescription(parameters, description())).toBe(`${name} in Bulk SMS`);
+	});
+
+	it('refuses an operation it does not know with a sentence, sending nothing', async () => {
+		const node = { ...getStatus({ batchId: '1' }), name: 'Bulk SMS' };
+		node.parameters = { ...node.parameters, operation: 'sendFax' };
+		const run = await runWorkflow({
+			...line(trigger(), node),
+			credentials: credentialsFor(sandbox),
+		});
+
+		expect(errorOf(run, 'Bulk SMS')).toMatchObject({
+			message: 'The Bulk SMS node has no operation "sendFax"',
+			description: expect.stringContaining('Send SMS (send), Get Delivery Status (getStatus)'),
+		});
+		expect(sandbox.requests()).toEqual([]);
+	});
+});
