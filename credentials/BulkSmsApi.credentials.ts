@@ -6,6 +6,45 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+const SERVICE_PATH = '/api/sms/send';
+
+/**
+ * What a failed test says, by HTTP status: the service's own answers (401/403), and what a Base
+ * URL that points somewhere else gets (404, 405). n8n shows these messages as they are; for a
+ * network failure (refused, unknown host, bad URL) it shows its own text and lets a credential
+ * add nothing (docs/decisions.md, "Credential test messages").
+ */
+const RESPONSE_MESSAGES: Array<[number, string]> = [
+	[401, 'Wrong username or password: the service refused them (HTTP 401)'],
+	[
+		403,
+		'The service refused this account (HTTP 403): check the username and password, and that the account may send SMS',
+	],
+	[
+		404,
+		`Nothing answers at the Base URL + ${SERVICE_PATH} (HTTP 404): the Base URL must be the service address without /api/sms, e.g. https://sms.example.com`,
+	],
+	[
+		405,
+		`The server at the Base URL does not take ${SERVICE_PATH} (HTTP 405): it is not a Bulk SMS service, or the Base URL has an extra path`,
+	],
+	[429, 'The service is rate limiting requests (HTTP 429): test again in a minute'],
+	[
+		500,
+		'The service failed (HTTP 500): the address answers, but the service had an error; test again later',
+	],
+	[502, 'A gateway before the service failed (HTTP 502): test again later, or ask your provider'],
+	[503, 'The service is unavailable (HTTP 503): test again later'],
+	[
+		504,
+		'A gateway before the service timed out (HTTP 504): test again later, or ask your provider',
+	],
+];
+
+const CREDENTIAL_TEST_RULES: ICredentialTestRequest['rules'] = RESPONSE_MESSAGES.map(
+	([value, message]) => ({ type: 'responseCode', properties: { value, message } }),
+);
+
 export class BulkSmsApi implements ICredentialType {
 	name = 'bulkSmsApi';
 
@@ -23,10 +62,10 @@ export class BulkSmsApi implements ICredentialType {
 			displayName: 'Base URL',
 			name: 'baseUrl',
 			type: 'string',
-			default: 'http://127.0.0.1:8555',
+			default: '',
 			placeholder: 'https://sms.example.com',
 			description:
-				'Address of the Bulk SMS service, without /api/sms. The default is the local sandbox (npm run sandbox).',
+				'Address of your Bulk SMS service as your provider gives it, without /api/sms (starts with https:// or http://)',
 			required: true,
 		},
 		{
@@ -72,14 +111,11 @@ export class BulkSmsApi implements ICredentialType {
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
-			url: '/api/sms/send',
+			url: SERVICE_PATH,
 			method: 'POST',
 			headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
 			body: 'destination=&message=',
 		},
-		rules: [
-			{ type: 'responseCode', properties: { value: 401, message: 'Invalid username or password' } },
-			{ type: 'responseCode', properties: { value: 403, message: 'Invalid username or password' } },
-		],
+		rules: CREDENTIAL_TEST_RULES,
 	};
 }

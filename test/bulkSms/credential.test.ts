@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { testCredential } from '../engine/harness';
+import { loadPackageCredentialType, testCredential } from '../engine/harness';
 import { startSandbox, type FaultKind, type Sandbox } from '../../sandbox/server';
 
 let sandbox: Sandbox;
@@ -31,9 +31,24 @@ describe('Bulk SMS credential test', () => {
 	it('says the username or password is wrong on 401', async () => {
 		await expect(testCredential('bulkSmsApi', data({ password: 'wrong' }))).resolves.toEqual({
 			status: 'Error',
-			message: 'Invalid username or password',
+			message: 'Wrong username or password: the service refused them (HTTP 401)',
 		});
 	});
+
+	it.each(['/api/sms', '/api/sms/', '/api'])(
+		'says what the Base URL must be when it ends in %s (HTTP 404)',
+		async (suffix) => {
+			const result = await testCredential(
+				'bulkSmsApi',
+				data({ baseUrl: `${sandbox.baseUrl}${suffix}` }),
+			);
+			expect(result).toEqual({
+				status: 'Error',
+				message:
+					'Nothing answers at the Base URL + /api/sms/send (HTTP 404): the Base URL must be the service address without /api/sms, e.g. https://sms.example.com',
+			});
+		},
+	);
 
 	it('fails when nothing listens at the address', async () => {
 		const stopped = await startSandbox();
@@ -46,10 +61,12 @@ describe('Bulk SMS credential test', () => {
 	});
 
 	it.each<[FaultKind, string]>([
-		// n8n's tester shows the status text; a 5xx or a 429 is no rule of the credential's.
-		['error500', 'Internal Server Error'],
-		['error503', 'Service Unavailable'],
-		['error429', 'Too Many Requests'],
+		[
+			'error500',
+			'The service failed (HTTP 500): the address answers, but the service had an error; test again later',
+		],
+		['error503', 'The service is unavailable (HTTP 503): test again later'],
+		['error429', 'The service is rate limiting requests (HTTP 429): test again in a minute'],
 	])('fails on an injected %s, asking once', async (fault, message) => {
 		const before = sandbox.requests().length;
 		sandbox.queueFaults(fault);
@@ -80,8 +97,23 @@ describe('Bulk SMS credential test against other servers', () => {
 	});
 
 	it.each([
-		['a 403', { status: 403, reason: 'Forbidden' }, 'Invalid username or password'],
-		['a 500 without a reason phrase', { status: 500 }, 'Received HTTP status code: 500'],
+		[
+			'a 403',
+			{ status: 403, reason: 'Forbidden' },
+			'The service refused this account (HTTP 403): check the username and password, and that the account may send SMS',
+		],
+		[
+			'a 405 (a web server that is not the service)',
+			{ status: 405, reason: 'Method Not Allowed' },
+			'The server at the Base URL does not take /api/sms/send (HTTP 405): it is not a Bulk SMS service, or the Base URL has an extra path',
+		],
+		[
+			'a 502 from a gateway',
+			{ status: 502, reason: 'Bad Gateway' },
+			'A gateway before the service failed (HTTP 502): test again later, or ask your provider',
+		],
+		// A status the credential has no rule for keeps n8n's own wording.
+		['a 418 without a reason phrase', { status: 418 }, 'Received HTTP status code: 418'],
 	])('fails on %s', async (_, answer, message) => {
 		reply = answer;
 		seen.length = 0;
@@ -96,8 +128,8 @@ describe('Bulk SMS credential test against other servers', () => {
 });
 
 describe('Bulk SMS credential test with a Base URL that is not http(s)', () => {
-	// Documents today's behaviour: the test sends nothing, but says only what axios or URL
-	// parsing said, not that the Base URL must start with http(s):// as the node does.
+	// n8n lets a credential word HTTP answers only: without a response, its tester shows the
+	// error's own code or message (docs/decisions.md, "Credential test messages").
 	it.each([
 		['sms.example.com', 'Invalid URL'],
 		['ftp://example.com', 'ERR_BAD_REQUEST'],
@@ -106,5 +138,16 @@ describe('Bulk SMS credential test with a Base URL that is not http(s)', () => {
 			status: 'Error',
 			message,
 		});
+	});
+});
+
+describe('Bulk SMS credential fields', () => {
+	// An installed package has no sandbox: a new credential must not point at one.
+	it('starts with an empty Base URL and no developer address or command in any help text', () => {
+		const type = loadPackageCredentialType('bulkSmsApi');
+		const baseUrl = type?.properties.find((property) => property.name === 'baseUrl');
+		expect(baseUrl).toMatchObject({ default: '', placeholder: 'https://sms.example.com' });
+		const texts = JSON.stringify(type?.properties);
+		expect(texts).not.toMatch(/127\.0\.0\.1|localhost|sandbox|npm run/i);
 	});
 });
