@@ -1,0 +1,157 @@
+/**
+ * The one place that talks HTTP to the service: used by BulkSms and BulkSms Trigger.
+ * request.ts makes one bounded attempt, retry.ts decides what is tried again, errors.ts words
+ * every failure, secrets.ts blanks the account's secrets out of whatever leaves.
+ */
+import type { IHttpRequestOptions } from 'n8n-workflow';
+
+import type { WireFormat } from '../domain/body';
+import {
+	readSendAnswer,
+	readStatusAnswer,
+	type RawReport,
+	type ResponseShapeError,
+	type SendResponse,
+} from '../domain/responses';
+import {
+	blankedReason,
+	networkFailure,
+	statusFailure,
+	tooLarge,
+	tooSlow,
+	unreadableAnswer,
+	type Reporter,
+} from './errors';
+import { limitsFor, type TransportLimits } from './limits';
+import { RequestPace } from './pace';
+import { requestOnce, type AttemptFailure, type BulkSmsFunctions, type RawAnswer } from './request';
+import { withRetries } from './retry';
+import { secretsOf, withoutUserinfo } from './secrets';
+import { CREDENTIAL, settingsOf, type ServiceSettings } from './settings';
+
+export { SendOutcomeUnknownError } from './errors';
+export { overrideTransportLimits, type TransportLimits } from './limits';
+export { RequestPace } from './pace';
+export type { BulkSmsFunctions } from './request';
+export type { ServiceSettings } from './settings';
+
+export interface CallOptions {
+	format: WireFormat;
+	itemIndex?: number;
+	/** Shared by the requests of one execution that go out together (see RequestPace). */
+	pace?: RequestPace;
+	/** Shorter limits than the defaults (60 s per request, 256 MB per answer), e.g. in tests. */
+	limits?: Partial<TransportLimits>;
+}
+
+export interface SendRequest {
+	destinations: readonly string[];
+	message: string;
+	validity_period?: string;
+}
+
+const ACCEPT: Record<WireFormat, string> = { json: 'application/json', xml: 'application/xml' };
+
+/** Reads the credential's settings that node code needs (never the secrets). */
+export async function serviceSettings(
+	this: BulkSmsFunctions,
+	itemIndex = 0,
+): Promise<ServiceSettings> {
+	return settingsOf(this.getNode(), await this.getCredentials(CREDENTIAL, itemIndex), itemIndex);
+}
+
+/**
+ * Submits one batch. A send is not idempotent, so it is repeated only when the service
+ * certainly did not take it; any other failure is reported, never retried.
+ */
+export async function sendBatch(
+	this: BulkSmsFunctions,
+	request: SendRequest,
+	options: CallOptions,
+): Promise<SendResponse> {
+	const form = new URLSearchParams({
+		destination: request.destinations.join(','),
+		message: request.message,
+	});
+	if (request.validity_period) form.set('validity_period', request.validity_period);
+	const http = {
+		method: 'POST' as const,
+		url: '/api/sms/send',
+		body: form.toString(),
+		headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+	};
+	const { answer, reporter } = await call.call(this, http, options, { kind: 'send' });
+	const response = read(reporter, answer, readSendAnswer);
+	// The service's own reason goes into `service_error` and error messages: a gateway may
+	// have echoed the password into it.
+	if (response.error !== undefined)
+		response.error = blankedReason(response.error, reporter.secrets);
+	return response;
+}
+
+/** Fetches the delivery reports of one batch; a read, so transient failures are retried. */
+export async function fetchReports(
+	this: BulkSmsFunctions,
+	batchId: string,
+	options: CallOptions,
+): Promise<RawReport[]> {
+	const http = { method: 'GET' as const, url: '/api/sms/get_status', qs: { batch_id: batchId } };
+	const { answer, reporter } = await call.call(this, http, options, { kind: 'status', batchId });
+	return read(reporter, answer, readStatusAnswer);
+}
+
+/** One call with its retries; the credential is read once, and every failure is worded. */
+async function call(
+	this: BulkSmsFunctions,
+	http: Pick<IHttpRequestOptions, 'method' | 'url' | 'qs' | 'body' | 'headers'>,
+	options: CallOptions,
+	kind: Reporter['call'],
+): Promise<{ answer: RawAnswer; reporter: Reporter }> {
+	const itemIndex = options.itemIndex ?? 0;
+	const credentials = await this.getCredentials(CREDENTIAL, options.itemIndex);
+	const { baseUrl } = settingsOf(this.getNode(), credentials, itemIndex);
+	const reporter: Reporter = {
+		node: this.getNode(),
+		itemIndex: options.itemIndex,
+		call: kind,
+		shownBaseUrl: withoutUserinfo(baseUrl),
+		secrets: secretsOf(credentials),
+	};
+	const limits = limitsFor(options.limits);
+	const request: IHttpRequestOptions = {
+		...http,
+		baseURL: baseUrl,
+		headers: { ...http.headers, Accept: ACCEPT[options.format] },
+		json: false,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		// n8n's idle timeout; the total time is bounded in requestOnce.
+		timeout: limits.totalMs,
+	};
+	const policy = {
+		idempotent: kind.kind === 'status',
+		pace: options.pace ?? new RequestPace(),
+		limits,
+	};
+	const outcome = await withRetries(() => requestOnce.call(this, { ...request }, limits), policy);
+	if ('failure' in outcome) throw failureError(reporter, outcome.failure, limits);
+	const answer = outcome.answer;
+	if (answer.statusCode < 200 || answer.statusCode >= 300) throw statusFailure(reporter, answer);
+	return { answer, reporter };
+}
+
+function failureError(reporter: Reporter, failure: AttemptFailure, limits: TransportLimits) {
+	if (failure.kind === 'tooSlow') return tooSlow(reporter, limits.totalMs);
+	if (failure.kind === 'tooLarge')
+		return tooLarge(reporter, failure.statusCode, limits.maxBodyBytes);
+	return networkFailure(reporter, failure.code);
+}
+
+function read<T>(reporter: Reporter, answer: RawAnswer, reader: (body: string) => T): T {
+	try {
+		return reader(answer.body);
+	} catch (error) {
+		// The readers throw only ResponseShapeError, whose message says what is wrong.
+		throw unreadableAnswer(reporter, answer, (error as ResponseShapeError).message);
+	}
+}

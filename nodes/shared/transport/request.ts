@@ -1,0 +1,171 @@
+/**
+ * One HTTP attempt through n8n's helper (so the credential's authentication applies), bounded
+ * in total time and in the size of what is read.
+ */
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	IPollFunctions,
+} from 'n8n-workflow';
+
+import type { TransportLimits } from './limits';
+import { CREDENTIAL } from './settings';
+
+export type BulkSmsFunctions = IExecuteFunctions | IPollFunctions;
+
+export interface RawAnswer {
+	statusCode: number;
+	headers: IDataObject;
+	body: string;
+}
+
+/** Why an attempt ended without an answer to read. */
+export type AttemptFailure =
+	| { kind: 'network'; code: string | undefined }
+	| { kind: 'tooSlow' }
+	| { kind: 'tooLarge'; statusCode: number };
+
+/** An attempt gives an answer to read, or a failure to report (or to retry). */
+export type Attempt = { answer: RawAnswer } | { failure: AttemptFailure };
+
+interface FullResponse {
+	statusCode?: number;
+	headers?: IDataObject;
+	body?: unknown;
+}
+
+/** What n8n's helper gives for `encoding: 'stream'`: a readable that can be stopped. */
+interface BodyStream {
+	destroy(): void;
+	[Symbol.asyncIterator](): AsyncIterator<unknown>;
+}
+
+/**
+ * n8n's `timeout` only limits the time between two bytes, so a server trickling one byte at a
+ * time holds a request for ever. The deadline bounds the whole attempt, answer included: the
+ * answer is taken as a stream and read here, which also caps how much is read (n8n's helper
+ * reads any size whole). In a poll the deadline also aborts the request itself; in an
+ * execution n8n puts its own cancel signal in its place, so the wait is cut here and the
+ * stream, should it still come, is destroyed.
+ */
+export async function requestOnce(
+	this: BulkSmsFunctions,
+	options: IHttpRequestOptions,
+	limits: TransportLimits,
+): Promise<Attempt> {
+	const deadline = AbortSignal.timeout(limits.totalMs);
+	let response: FullResponse;
+	try {
+		const request = this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL, {
+			...options,
+			encoding: 'stream',
+			abortSignal: deadline,
+		}) as Promise<FullResponse>;
+		response = await beforeDeadline(request, deadline);
+	} catch (error) {
+		return { failure: failureOf(error, deadline) };
+	}
+	const statusCode = Number(response.statusCode ?? 0);
+	const headers = response.headers ?? {};
+	if (Number(headers['content-length'] ?? 0) > limits.maxBodyBytes) {
+		stop(response.body);
+		return { failure: { kind: 'tooLarge', statusCode } };
+	}
+	const body = await readBody(response.body, statusCode, limits.maxBodyBytes, deadline);
+	if (typeof body !== 'string') return { failure: body };
+	return { answer: { statusCode, headers, body } };
+}
+
+/** A failed request or read: too slow once the deadline passed, else a network failure. */
+function failureOf(error: unknown, deadline: AbortSignal): AttemptFailure {
+	return deadline.aborted ? { kind: 'tooSlow' } : { kind: 'network', code: networkCode(error) };
+}
+
+/** The request's answer, or a rejection once the deadline passed (a late answer is dropped). */
+async function beforeDeadline<T extends FullResponse>(
+	request: Promise<T>,
+	deadline: AbortSignal,
+): Promise<T> {
+	return await new Promise<T>((resolve, reject) => {
+		const expire = () => reject(new Error('deadline passed'));
+		deadline.addEventListener('abort', expire, { once: true });
+		request.then(
+			(response) => {
+				deadline.removeEventListener('abort', expire);
+				if (deadline.aborted) stop(response.body);
+				resolve(response);
+			},
+			(error) => {
+				deadline.removeEventListener('abort', expire);
+				reject(error);
+			},
+		);
+	});
+}
+
+function stop(body: unknown): void {
+	if (isStream(body)) body.destroy();
+}
+
+function isStream(body: unknown): body is BodyStream {
+	return (
+		typeof body === 'object' &&
+		body !== null &&
+		typeof (body as BodyStream).destroy === 'function' &&
+		Symbol.asyncIterator in body
+	);
+}
+
+/** The body as text, read until the end, the size cap or the deadline, whichever comes first. */
+async function readBody(
+	body: unknown,
+	statusCode: number,
+	maxBytes: number,
+	deadline: AbortSignal,
+): Promise<string | AttemptFailure> {
+	if (!isStream(body)) return textOf([asBytes(body ?? '')], maxBytes, statusCode);
+	const cut = () => body.destroy();
+	deadline.addEventListener('abort', cut, { once: true });
+	const chunks: Buffer[] = [];
+	let size = 0;
+	try {
+		for await (const chunk of body) {
+			const bytes = asBytes(chunk);
+			size += bytes.length;
+			// Leaving the loop destroys the stream: nothing more is received.
+			if (size > maxBytes) return { kind: 'tooLarge', statusCode };
+			chunks.push(bytes);
+		}
+	} catch (error) {
+		return failureOf(error, deadline);
+	} finally {
+		deadline.removeEventListener('abort', cut);
+	}
+	return textOf(chunks, maxBytes, statusCode);
+}
+
+function asBytes(chunk: unknown): Buffer {
+	return Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), 'utf8');
+}
+
+function textOf(chunks: Buffer[], maxBytes: number, statusCode: number): string | AttemptFailure {
+	const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+	if (bytes.length > maxBytes) return { kind: 'tooLarge', statusCode };
+	// As n8n's text decoding does: UTF-8, a leading byte-order mark dropped.
+	const text = bytes.toString('utf8');
+	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** The first error code in the chain of causes (ECONNREFUSED, ECONNRESET…), if any. */
+function networkCode(error: unknown): string | undefined {
+	for (
+		let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+		cause && depth < 4;
+		depth++
+	) {
+		if (typeof cause.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(cause.code)) return cause.code;
+		cause = cause.cause as typeof cause;
+	}
+	return undefined;
+}

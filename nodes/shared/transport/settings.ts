@@ -1,0 +1,29 @@
+import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
+
+import { isValidTimeZone } from '../domain/dates';
+import { badBaseUrl, unknownTimeZone } from './errors';
+import { secretsOf } from './secrets';
+
+export const CREDENTIAL = 'bulkSmsApi';
+
+export interface ServiceSettings {
+	baseUrl: string;
+	timeZone: string;
+}
+
+/** The credential's settings that node code needs (never the secrets), checked. */
+export function settingsOf(
+	node: INode,
+	credentials: ICredentialDataDecryptedObject,
+	itemIndex: number,
+): ServiceSettings {
+	const baseUrl = String(credentials.baseUrl ?? '')
+		.trim()
+		.replace(/\/+$/, '');
+	if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
+		throw badBaseUrl(node, baseUrl, secretsOf(credentials), itemIndex);
+	}
+	const timeZone = String(credentials.timeZone || 'UTC').trim();
+	if (!isValidTimeZone(timeZone)) throw unknownTimeZone(node, timeZone, itemIndex);
+	return { baseUrl, timeZone };
+}
