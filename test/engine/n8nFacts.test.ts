@@ -1,28 +1,18 @@
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
+/**
+ * Facts about n8n's HTTP helper (httpRequestWithAuthentication) that the transport is built on:
+ * which options keep a body byte for byte, how each failure arrives, and how often a request is
+ * sent. They guard the transport's assumptions when n8n is upgraded.
+ */
 import type {
-	ICredentialType,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestOptions,
 	INode,
 	INodeExecutionData,
 	INodeType,
-	IPollFunctions,
 } from 'n8n-workflow';
 
-import {
-	MANUAL_TRIGGER,
-	SET_ITEMS,
-	errorOf,
-	loadPackageCredentialType,
-	outputOf,
-	pollOnce,
-	runWorkflow,
-	testCredential,
-} from './harness';
+import { MANUAL_TRIGGER, SET_ITEMS, outputOf, runWorkflow } from './harness';
 import { startSandbox, type FaultKind, type Sandbox } from '../../sandbox/server';
 
 // ---------------------------------------------------------------------------------------
@@ -36,7 +26,6 @@ const BIG_ID = '1234567890123456789';
 const SEND = '/api/sms/send';
 /** A batch no one sent: 404 when nothing else (a fault, the credentials) answers first. */
 const UNKNOWN_BATCH = '/api/sms/get_status?batch_id=1';
-const statusOf = (batchId: string) => `/api/sms/get_status?batch_id=${batchId}`;
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 /** Request options that make the probe send 'Hi' to one number. */
 const SEND_HI: Partial<IHttpRequestOptions> = {
@@ -65,48 +54,9 @@ async function stoppedBaseUrl(): Promise<string> {
 	return stopped.baseUrl;
 }
 
-/** Sends 'Hi' to each number straight to the sandbox, a batch each; returns the batch ids. */
-async function sendBatches(...msisdns: string[]): Promise<string[]> {
-	const authorization = `Basic ${Buffer.from(`${USERNAME}:${PASSWORD}`).toString('base64')}`;
-	for (const destination of msisdns) {
-		const response = await fetch(`${sandbox.baseUrl}${SEND}`, {
-			method: 'POST',
-			headers: { Authorization: authorization, ...FORM },
-			body: new URLSearchParams({ destination, message: 'Hi' }).toString(),
-		});
-		expect(response.status).toBe(200);
-	}
-	return sandbox.received().batches.map((batch) => batch.batch_id);
-}
-
 // ---------------------------------------------------------------------------------------
 // Tiny node types defined here, not the package's.
 // ---------------------------------------------------------------------------------------
-
-/** The same generic shape our credential uses, for when the real one is not there yet. */
-const standInCredential: ICredentialType = {
-	name: 'bulkSmsApi',
-	displayName: 'Stand-in Basic API',
-	properties: [
-		{ displayName: 'Base URL', name: 'baseUrl', type: 'string', default: '' },
-		{ displayName: 'Username', name: 'username', type: 'string', default: '' },
-		{
-			displayName: 'Password',
-			name: 'password',
-			type: 'string',
-			default: '',
-			typeOptions: { password: true },
-		},
-	],
-	authenticate: {
-		type: 'generic',
-		properties: {
-			auth: { username: '={{$credentials.username}}', password: '={{$credentials.password}}' },
-		},
-	},
-};
-
-const credentialTypes = loadPackageCredentialType('bulkSmsApi') ? [] : [standInCredential];
 
 /** Describes an error the way a transport would look at it. */
 function errorShape(error: unknown): IDataObject {
@@ -232,65 +182,9 @@ function run(
 		nodes: workflowNodes(probe, items),
 		connections,
 		nodeTypes: { [PROBE]: new HttpProbe() },
-		credentialTypes,
 		credentials: { bulkSmsApi: { baseUrl: base, username: USERNAME, password: PASSWORD } },
 	});
 }
-
-describe('runWorkflow', () => {
-	it('applies the generic auth of the credential type as HTTP Basic', async () => {
-		const result = await run({
-			parameters: { path: SEND, requestOptions: JSON.stringify(SEND_HI) },
-		});
-		expect(errorOf(result, 'Probe')).toBeUndefined();
-		// The sandbox takes the send only with HTTP Basic for user and pa:ss, colon included.
-		expect(sandbox.requests()).toEqual([
-			expect.objectContaining({ account: USERNAME, outcome: 200 }),
-		]);
-		expect(sandbox.received().batches).toHaveLength(1);
-	});
-
-	it('resolves expressions from the previous node per item and keeps pairedItem', async () => {
-		const msisdns = ['447700900120', '447700900121', '447700900122'];
-		const ids = await sendBatches(...msisdns);
-		const result = await run(
-			{ parameters: { path: '=/api/sms/get_status?batch_id={{ $json.id }}' } },
-			ids.map((id) => ({ id })),
-		);
-		const asked = sandbox.requests().filter((request) => request.method === 'GET');
-		expect(asked.map((request) => request.query)).toEqual(ids.map((id) => `?batch_id=${id}`));
-		const output = outputOf(result, 'Probe');
-		expect(
-			output.map((o) => (o.json.response as { reports: IDataObject[] }).reports[0].msisdn),
-		).toEqual(msisdns);
-		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-	});
-
-	it('stops the run at the failing node, with the error, without continueOnFail', async () => {
-		const [id] = await sendBatches('447700900120');
-		const result = await run({ parameters: { path: '={{ $json.p }}' } }, [
-			{ p: statusOf(id) },
-			{ p: UNKNOWN_BATCH },
-		]);
-		const error = errorOf(result, 'Probe');
-		expect(error).toMatchObject({ name: 'NodeApiError', httpCode: '404' });
-		expect(result.status).toBe('error');
-		expect(sandbox.requests().map((request) => request.outcome)).toEqual([200, 200, 404]);
-	});
-
-	it('turns failures into error items with continueOnFail', async () => {
-		const [id] = await sendBatches('447700900120');
-		const result = await run(
-			{ parameters: { path: '={{ $json.p }}' }, onError: 'continueRegularOutput' },
-			[{ p: statusOf(id) }, { p: UNKNOWN_BATCH }],
-		);
-		expect(errorOf(result, 'Probe')).toBeUndefined();
-		const output = outputOf(result, 'Probe');
-		expect(output[0].json.response).toMatchObject({ reports: [{ msisdn: '447700900120' }] });
-		expect(output[1].json.error).toEqual(expect.any(String));
-		expect(output[1].pairedItem).toEqual({ item: 1 });
-	});
-});
 
 describe('HTTP behaviour of httpRequestWithAuthentication (facts the transport relies on)', () => {
 	const probe = async (path: string, options: Partial<IHttpRequestOptions>, base?: string) => {
@@ -445,165 +339,6 @@ describe('HTTP behaviour of httpRequestWithAuthentication (facts the transport r
 			httpCode: 'ECONNREFUSED',
 			causeCode: 'ECONNREFUSED',
 			message: 'The service refused the connection - perhaps it is offline',
-		});
-	});
-});
-
-describe('pollOnce', () => {
-	const POLLER = 'harness.poller';
-
-	/** Counts polls in node static data; emits on odd counts; throws when told to. */
-	class Poller implements INodeType {
-		description: INodeType['description'] = {
-			displayName: 'Poller Trigger',
-			name: 'poller',
-			group: ['trigger'],
-			version: 1,
-			description: 'Counts polls',
-			defaults: { name: 'Poller' },
-			polling: true,
-			inputs: [],
-			outputs: ['main'],
-			properties: [{ displayName: 'Fail', name: 'fail', type: 'boolean', default: false }],
-		};
-
-		async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-			const data = this.getWorkflowStaticData('node');
-			data.count = ((data.count as number | undefined) ?? 0) + 1;
-			if (this.getNodeParameter('fail') as boolean) throw new Error('poll failed');
-			return (data.count as number) % 2 === 1 ? [[{ json: { count: data.count } }]] : null;
-		}
-	}
-
-	const node = (fail = false): INode => ({
-		id: 'p',
-		name: 'Poller',
-		type: POLLER,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { fail },
-	});
-
-	it('keeps node static data across polls through PollContext', async () => {
-		const staticData: IDataObject = {};
-		const persisted: IDataObject = {};
-		const common = { nodeTypes: { [POLLER]: new Poller() }, staticData, persisted };
-		const first = await pollOnce({ ...common, node: node() });
-		expect(first.result).toEqual([[{ json: { count: 1 } }]]);
-		expect(staticData).toEqual({ 'node:Poller': { count: 1 } });
-		expect(persisted).toEqual({ 'node:Poller': { count: 1 } });
-
-		const second = await pollOnce({ ...common, node: node() });
-		expect(second.result).toBeNull();
-		expect(staticData).toEqual({ 'node:Poller': { count: 2 } });
-		// Nothing emitted, so nothing saved yet.
-		expect(persisted).toEqual({ 'node:Poller': { count: 1 } });
-
-		const failed = await pollOnce({ ...common, node: node(true) });
-		expect(failed.error?.message).toBe('poll failed');
-		// The throw leaves poll()'s writes in memory and the database as it was.
-		expect(staticData).toEqual({ 'node:Poller': { count: 3 } });
-		expect(persisted).toEqual({ 'node:Poller': { count: 1 } });
-
-		const fourth = await pollOnce({ ...common, node: node() });
-		expect(fourth.result).toBeNull();
-		const fifth = await pollOnce({ ...common, node: node() });
-		expect(fifth.result).toEqual([[{ json: { count: 5 } }]]);
-		expect(persisted).toEqual({ 'node:Poller': { count: 5 } });
-	});
-
-	it('runs a manual poll on a copy of the saved data and throws its error', async () => {
-		const staticData: IDataObject = {};
-		const persisted: IDataObject = { 'node:Poller': { count: 4 } };
-		const common = {
-			nodeTypes: { [POLLER]: new Poller() },
-			staticData,
-			persisted,
-			mode: 'manual' as const,
-		};
-		const manual = await pollOnce({ ...common, node: node() });
-		expect(manual.result).toEqual([[{ json: { count: 5 } }]]);
-		expect(persisted).toEqual({ 'node:Poller': { count: 4 } });
-		expect(staticData).toEqual({});
-		await expect(pollOnce({ ...common, node: node(true) })).rejects.toThrow('poll failed');
-	});
-});
-
-describe('testCredential, as n8n runs a credential test', () => {
-	// Not the sandbox: these stand-in rules need a 403, and a 200 whose body says "bad" to a GET.
-	let server: Server;
-	let baseUrl = '';
-	const seen: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
-	beforeEach(async () => {
-		seen.length = 0;
-		server = createServer((req, res) => {
-			seen.push({ url: req.url ?? '', headers: req.headers });
-			const status = /^\/status\/(\d{3})$/.exec(req.url ?? '');
-			res.writeHead(status ? Number(status[1]) : 200, { 'Content-Type': 'application/json' });
-			res.end(status ? `{"error":"status ${status[1]}"}` : '{"error":"bad"}');
-		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	});
-	afterEach(async () => {
-		server.closeAllConnections();
-		await new Promise<void>((resolve) => server.close(() => resolve()));
-	});
-
-	// `rules` is typed as one kind per credential type, so there is one type per kind.
-	const testedType = (
-		name: string,
-		rules: NonNullable<ICredentialType['test']>['rules'],
-	): ICredentialType => ({
-		...standInCredential,
-		name,
-		properties: [
-			...standInCredential.properties,
-			{ displayName: 'Test Path', name: 'testPath', type: 'string', default: '/status/200' },
-		],
-		test: {
-			request: { baseURL: '={{$credentials.baseUrl}}', url: '={{$credentials.testPath}}' },
-			rules,
-		},
-	});
-	const credentialTypes = [
-		testedType('codeRuleApi', [
-			{ type: 'responseCode', properties: { value: 403, message: 'Forbidden by rule' } },
-		]),
-		testedType('bodyRuleApi', [
-			{
-				type: 'responseSuccessBody',
-				properties: { key: 'error', value: 'bad', message: 'Body says bad' },
-			},
-		]),
-	];
-	const check = async (type: string, testPath: string | undefined, base = baseUrl) =>
-		await testCredential(
-			type,
-			{ baseUrl: base, username: USERNAME, password: PASSWORD, ...(testPath ? { testPath } : {}) },
-			{ credentialTypes },
-		);
-
-	it.each<[string, string | undefined, string, string]>([
-		['codeRuleApi', undefined, 'OK', 'Connection successful!'], // the property default applies
-		['codeRuleApi', '/status/401', 'Error', 'Unauthorized'],
-		['codeRuleApi', '/status/403', 'Error', 'Forbidden by rule'],
-		['codeRuleApi', '/status/500', 'Error', 'Internal Server Error'],
-		['bodyRuleApi', '/status/403', 'Error', 'Forbidden'],
-		['bodyRuleApi', '/body-bad', 'Error', 'Body says bad'],
-		['codeRuleApi', '/body-bad', 'OK', 'Connection successful!'],
-	])('%s %s gives %s: %s', async (type, testPath, status, message) => {
-		expect(await check(type, testPath)).toEqual({ status, message });
-		expect(seen[0].url).toBe(testPath ?? '/status/200');
-		expect(seen[0].headers.authorization).toBe(
-			`Basic ${Buffer.from(`${USERNAME}:${PASSWORD}`).toString('base64')}`,
-		);
-	});
-
-	it('reports a network failure by its code', async () => {
-		expect(await check('codeRuleApi', '/x', await stoppedBaseUrl())).toEqual({
-			status: 'Error',
-			message: 'ECONNREFUSED',
 		});
 	});
 });

@@ -1,0 +1,174 @@
+/**
+ * Runs workflows through n8n-core's WorkflowExecute, with additional data shaped like the CLI's
+ * (WorkflowExecuteAdditionalData.getBase()), so node tests exercise expressions, credential
+ * injection, pairedItem and continueOnFail as the product does.
+ *
+ * Expressions: n8n-workflow's engine defaults to 'legacy' (in-process); the product's default,
+ * the isolated-vm engine, does not start in jest here. Plain `$json` / `$credentials`
+ * expressions evaluate the same; the e2e suite covers the rest.
+ */
+import { ExecutionLifecycleHooks, ExternalSecretsProxy, WorkflowExecute } from 'n8n-core';
+import { Expression, Workflow } from 'n8n-workflow';
+import type {
+	ExecutionError,
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IConnections,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	IRun,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+import { HarnessCredentialsHelper } from './credentials';
+import {
+	buildNodeTypes,
+	MANUAL_TRIGGER,
+	type AnyNodeType,
+	type HarnessNodeTypes,
+} from './nodeTypes';
+
+Expression.setExpressionEngine('legacy');
+
+export interface EngineOptions {
+	/** Credential data by credential type name (never logged). */
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	/** Extra node types by full type name (e.g. tiny nodes defined in a test). */
+	nodeTypes?: Record<string, AnyNodeType>;
+	/** Extra credential types; they override the package's of the same name. */
+	credentialTypes?: ICredentialType[];
+}
+
+export interface WorkflowSpec extends EngineOptions {
+	nodes: INode[];
+	connections: IConnections;
+	staticData?: IDataObject;
+}
+
+let executionCounter = 0;
+
+/**
+ * Gives each node an `INodeCredentialsDetails` for every credential type its description
+ * declares and the spec supplies, like choosing the credential in the editor.
+ */
+function attachCredentials(
+	nodes: INode[],
+	nodeTypes: HarnessNodeTypes,
+	credentials: Record<string, ICredentialDataDecryptedObject>,
+): INode[] {
+	return nodes.map((node) => {
+		const declared = nodeTypes.getByNameAndVersion(node.type, node.typeVersion).description
+			.credentials;
+		const attached = { ...(node.credentials ?? {}) };
+		for (const { name } of declared ?? []) {
+			if (credentials[name] !== undefined && attached[name] === undefined) {
+				attached[name] = { id: `harness-${name}`, name: `${name} (harness)` };
+			}
+		}
+		return Object.keys(attached).length > 0 ? { ...node, credentials: attached } : node;
+	});
+}
+
+export function buildWorkflow(spec: WorkflowSpec): Workflow {
+	const nodeTypes = buildNodeTypes(spec.nodeTypes);
+	return new Workflow({
+		id: 'harness-workflow',
+		name: 'Harness workflow',
+		nodes: attachCredentials(spec.nodes, nodeTypes, spec.credentials ?? {}),
+		connections: spec.connections,
+		active: false,
+		nodeTypes,
+		staticData: spec.staticData,
+		settings: { executionOrder: 'v1', timezone: 'UTC' },
+	});
+}
+
+/**
+ * Additional data shaped like the CLI's WorkflowExecuteAdditionalData.getBase(), with the
+ * services a unit test has no use for (sub-workflows, task runners) refusing clearly.
+ */
+export function buildAdditionalData(
+	workflow: Workflow,
+	options: EngineOptions,
+	mode: WorkflowExecuteMode,
+): IWorkflowExecuteAdditionalData {
+	const executionId = `harness-${++executionCounter}`;
+	const base = 'http://127.0.0.1:5678/';
+	const workflowData: IWorkflowBase = {
+		id: workflow.id,
+		name: workflow.name ?? 'Harness workflow',
+		active: false,
+		isArchived: false,
+		activeVersionId: null,
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	};
+	const refuse = (what: string) => async (): Promise<never> => {
+		throw new Error(`harness: ${what} is not available in tests`);
+	};
+	return {
+		credentialsHelper: new HarnessCredentialsHelper(options.credentialTypes ?? [], {
+			...(options.credentials ?? {}),
+		}),
+		executeWorkflow: refuse('executeWorkflow (sub-workflows)'),
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		startRunnerTask: refuse('startRunnerTask (task runners)'),
+		executionId,
+		workflowId: workflow.id,
+		userId: 'harness-user',
+		currentNodeExecutionIndex: 0,
+		restApiUrl: `${base}rest`,
+		instanceBaseUrl: base,
+		formBaseUrl: `${base}form`,
+		formWaitingBaseUrl: `${base}form-waiting`,
+		formTestBaseUrl: `${base}form-test`,
+		webhookBaseUrl: `${base}webhook`,
+		webhookWaitingBaseUrl: `${base}webhook-waiting`,
+		webhookTestBaseUrl: `${base}webhook-test`,
+		mcpBaseUrl: `${base}mcp`,
+		mcpTestBaseUrl: `${base}mcp-test`,
+		variables: {},
+		logAiEvent: () => {},
+		setExecutionStatus: () => {},
+		externalSecretsProxy: new ExternalSecretsProxy(),
+		workflowSettings: workflow.settings,
+		hooks: new ExecutionLifecycleHooks(mode, executionId, workflowData),
+	};
+}
+
+/**
+ * Runs the workflow from its Manual Trigger with n8n-core's WorkflowExecute, mode 'manual'.
+ * `spec.staticData` is the object the Workflow wraps, so nodes' writes land in it; the
+ * product would not save them (hookFunctionsSave skips static data in manual mode).
+ */
+export async function runWorkflow(spec: WorkflowSpec): Promise<IRun> {
+	const workflow = buildWorkflow(spec);
+	const additionalData = buildAdditionalData(workflow, spec, 'manual');
+	const startNode = Object.values(workflow.nodes).find((n) => n.type === MANUAL_TRIGGER);
+	if (!startNode) throw new Error('harness: the workflow needs a Manual Trigger');
+	return await new WorkflowExecute(additionalData, 'manual').run({ workflow, startNode });
+}
+
+/** The items a node emitted on one output in its last run. */
+export function outputOf(run: IRun, nodeName: string, outputIndex = 0): INodeExecutionData[] {
+	const tasks = run.data.resultData.runData[nodeName];
+	if (!tasks?.length) throw new Error(`harness: node "${nodeName}" did not run`);
+	const task = tasks[tasks.length - 1];
+	if (task.error) throw new Error(`harness: node "${nodeName}" failed: ${task.error.message}`);
+	return task.data?.main?.[outputIndex] ?? [];
+}
+
+/** The error the run stopped with at this node, or undefined if the node did not fail. */
+export function errorOf(run: IRun, nodeName: string): ExecutionError | undefined {
+	const tasks = run.data.resultData.runData[nodeName];
+	const taskError = tasks?.[tasks.length - 1]?.error;
+	if (taskError) return taskError;
+	const runError = run.data.resultData.error;
+	return run.data.resultData.lastNodeExecuted === nodeName ? runError : undefined;
+}
