@@ -10,148 +10,270 @@ export interface ParsedBody {
 }
 
 /**
- * Decide the format by the body, not the Content-Type: some gateways ignore `Accept` or
- * mislabel their answers. Returns undefined for anything that is neither JSON nor XML.
+ * A body that cannot be read. The message says what the body is, in words that never quote it:
+ * answers may hold personal data or an echoed password.
  */
-export function parseBody(text: string): ParsedBody | undefined {
-	const trimmed = text.trim();
-	try {
-		if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-			return { format: 'json', data: parseJsonLossless(trimmed) };
-		}
-		if (trimmed.startsWith('<')) return parseXml(trimmed);
-	} catch {
-		return undefined;
+export class BodyError extends Error {
+	constructor(reason: string) {
+		super(reason);
+		this.name = 'BodyError';
 	}
-	return undefined;
+}
+
+/** Service answers nest 3 levels deep; anything near this is hostile or broken, not an answer. */
+export const MAX_NESTING = 100;
+
+/**
+ * Decide the format by the body, not the Content-Type: some gateways ignore `Accept` or
+ * mislabel their answers. Throws BodyError saying what the body is when it cannot be read.
+ */
+export function readBody(text: string): ParsedBody {
+	const trimmed = text.trim();
+	if (trimmed === '') throw new BodyError('it is empty');
+	const first = trimmed[0];
+	if (first === '{' || first === '[') return { format: 'json', data: parseJsonLossless(trimmed) };
+	if (first === '<') return { format: 'xml', ...parseXmlDocument(trimmed) };
+	throw new BodyError('it is neither a JSON object or list nor an XML document');
+}
+
+/** readBody for callers that only need to know whether a body reads: undefined when not. */
+export function parseBody(text: string): ParsedBody | undefined {
+	const read = attempt(() => readBody(text));
+	if ('value' in read) return read.value;
+	if (read.thrown instanceof BodyError) return undefined;
+	throw read.thrown;
+}
+
+/** What `work` returned or threw, so that the caller can word a failure outside a catch. */
+function attempt<T>(work: () => T): { value: T } | { thrown: unknown } {
+	try {
+		return { value: work() };
+	} catch (thrown) {
+		return { thrown };
+	}
 }
 
 // ---------------------------------------------------------------- JSON
 
 /**
  * JSON.parse rounds integers beyond 2^53 (batch_id has up to 19 digits), and Node 20 cannot
- * see the source text from a reviver. So: a small parser that keeps such integers as strings
- * of their exact digits. Everything else comes out as JSON.parse would give it.
+ * see the source text from a reviver. So one pass over the text notes, in document order, the
+ * number literals that JSON.parse will round; JSON.parse reads the text; then those values are
+ * put back as strings of their exact digits. Everything else is exactly as JSON.parse gives it
+ * (a "__proto__" key stays data). Throws BodyError.
  */
 export function parseJsonLossless(text: string): unknown {
-	const reader = new JsonReader(text);
-	const value = reader.value();
-	reader.end();
-	return value;
+	const scan = scanJson(text);
+	const parsed = parseJson(text);
+	if (scan.rounded.length === 0) return parsed.root;
+	// Document order is the order of the parsed values unless keys were reordered or merged.
+	if (!scan.digitKeys && restoreExactIntegers(parsed, scan)) return parsed.root;
+	return parseJson(quoteIntegers(text, scan)).root;
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-/** Finds where a string ends; JSON.parse then rejects raw control characters and bad escapes. */
-const STRING = /"(?:[^"\\]|\\.)*"/y;
-const WHITESPACE = /[ \t\n\r]*/y;
+function parseJson(text: string): { root: unknown } {
+	const read = attempt(() => JSON.parse(text) as unknown);
+	if ('value' in read) return { root: read.value };
+	throw read.thrown instanceof SyntaxError ? new BodyError(jsonProblem(read.thrown)) : read.thrown;
+}
 
-class JsonReader {
-	private pos = 0;
+/** Never JSON.parse's own message: it quotes the body. */
+function jsonProblem(error: SyntaxError): string {
+	return /end of JSON input|Unterminated string/.test(error.message)
+		? 'it is JSON that ends too early (cut short?)'
+		: 'it starts like JSON but is not valid JSON';
+}
 
-	constructor(private readonly text: string) {}
+interface JsonScan {
+	/**
+	 * Every number literal that JSON.parse rounds (beyond 2^53), in document order: an integer
+	 * literal as its exact digits, anything else (1e20, 12345678901234567.5) as its number.
+	 */
+	rounded: Array<string | number>;
+	/** Where each of them starts in the text. */
+	starts: number[];
+	/** Object members (colons outside strings): fewer parsed means duplicate keys were merged. */
+	members: number;
+	/** A key starting with a digit: JSON.parse puts index-like keys first, out of order. */
+	digitKeys: boolean;
+}
 
-	value(): unknown {
-		this.skipWhitespace();
-		const c = this.text[this.pos];
-		if (c === '{') return this.object();
-		if (c === '[') return this.array();
-		if (c === '"') return this.string();
-		if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.number();
-		for (const [word, literal] of LITERALS) {
-			if (this.text.startsWith(word, this.pos)) {
-				this.pos += word.length;
-				return literal;
+const QUOTE = 34;
+const BACKSLASH = 92;
+const MINUS = 45;
+const ZERO = 48;
+const NINE = 57;
+const COLON = 58;
+
+/** Shorter literals without an exponent are always below 2^53: no need to look at them. */
+const SHORTEST_ROUNDED = 16;
+
+/**
+ * Hops over strings (digits inside them are not numbers) and notes the number literals that
+ * JSON.parse will round. Refuses nesting deeper than MAX_NESTING. Validation is JSON.parse's job.
+ */
+function scanJson(text: string): JsonScan {
+	const scan: JsonScan = { rounded: [], starts: [], members: 0, digitKeys: false };
+	const length = text.length;
+	let depth = 0;
+	let stringStartsWithDigit = false;
+	let i = 0;
+	while (i < length) {
+		const c = text.charCodeAt(i);
+		if (c === QUOTE) {
+			const first = text.charCodeAt(i + 1);
+			stringStartsWithDigit = first >= ZERO && first <= NINE;
+			i = stringEnd(text, i);
+		} else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+			const start = i;
+			i = numberEnd(text, i);
+			noteIfRounded(scan, text, start, i);
+		} else {
+			if (c === 91 || c === 123) {
+				if (++depth > MAX_NESTING) {
+					throw new BodyError(`it is JSON nested deeper than ${MAX_NESTING} levels`);
+				}
+			} else if (c === 93 || c === 125) {
+				depth--;
+			} else if (c === COLON) {
+				scan.members++;
+				if (stringStartsWithDigit) scan.digitKeys = true;
+			}
+			i++;
+		}
+	}
+	return scan;
+}
+
+/** The index after the closing quote of the string opening at `open` (or the end of text). */
+function stringEnd(text: string, open: number): number {
+	let from = open + 1;
+	for (;;) {
+		const close = text.indexOf('"', from);
+		if (close === -1) return text.length;
+		// Escaped when an odd number of backslashes stands before it.
+		let before = close - 1;
+		while (text.charCodeAt(before) === BACKSLASH) before--;
+		if ((close - 1 - before) % 2 === 0) return close + 1;
+		from = close + 1;
+	}
+}
+
+/** The end of a run of characters that can make up a JSON number: digits, '-', '+', '.', e/E. */
+function numberEnd(text: string, start: number): number {
+	let i = start + 1;
+	for (;;) {
+		const c = text.charCodeAt(i);
+		if ((c >= ZERO && c <= NINE) || c === 46 || c === 43 || c === MINUS || c === 101 || c === 69) {
+			i++;
+		} else {
+			return i;
+		}
+	}
+}
+
+function noteIfRounded(scan: JsonScan, text: string, start: number, end: number): void {
+	let exponent = false;
+	let integer = true;
+	for (let i = start + 1; i < end; i++) {
+		const c = text.charCodeAt(i);
+		if (c < ZERO || c > NINE) {
+			integer = false;
+			if (c === 101 || c === 69) exponent = true;
+		}
+	}
+	if (end - start < SHORTEST_ROUNDED && !exponent) return;
+	const literal = text.slice(start, end);
+	const value = Number(literal);
+	if (!(value > Number.MAX_SAFE_INTEGER || value < -Number.MAX_SAFE_INTEGER)) return;
+	scan.rounded.push(integer ? literal : value);
+	scan.starts.push(start);
+}
+
+/**
+ * Puts the exact digits back in place of the rounded values, walking the parsed value in
+ * document order. False when the walk did not meet exactly the noted literals (merged
+ * duplicate keys, a polluted prototype): the caller then takes the slower, certain way.
+ */
+function restoreExactIntegers(parsed: { root: unknown }, scan: JsonScan): boolean {
+	const walk = new IntegerRestorer(scan.rounded);
+	walk.visit(parsed);
+	return walk.next === scan.rounded.length && walk.members === scan.members + 1;
+}
+
+class IntegerRestorer {
+	next = 0;
+	members = 0;
+
+	constructor(private readonly rounded: Array<string | number>) {}
+
+	visit(container: object): void {
+		if (Array.isArray(container)) {
+			for (let i = 0; i < container.length; i++) {
+				const item: unknown = container[i];
+				if (typeof item === 'number') {
+					if (item > Number.MAX_SAFE_INTEGER || item < -Number.MAX_SAFE_INTEGER) {
+						container[i] = this.exact(item);
+					}
+				} else if (typeof item === 'object' && item !== null) {
+					this.visit(item);
+				}
+			}
+			return;
+		}
+		const record = container as Record<string, unknown>;
+		for (const key in record) {
+			this.members++;
+			const item = record[key];
+			if (typeof item === 'number') {
+				// An own "__proto__" member is written as data, like any other member.
+				if (item > Number.MAX_SAFE_INTEGER || item < -Number.MAX_SAFE_INTEGER) {
+					record[key] = this.exact(item);
+				}
+			} else if (typeof item === 'object' && item !== null) {
+				this.visit(item);
 			}
 		}
-		throw this.fail('a value');
 	}
 
-	end(): void {
-		this.skipWhitespace();
-		if (this.pos !== this.text.length) throw this.fail('end of input');
-	}
-
-	private object(): Record<string, unknown> {
-		const result: Record<string, unknown> = {};
-		this.pos++;
-		if (this.consume('}')) return result;
-		do {
-			this.skipWhitespace();
-			if (this.text[this.pos] !== '"') throw this.fail('a property name');
-			const key = this.string();
-			this.expect(':');
-			// defineProperty so that a "__proto__" key stays data, never a prototype.
-			Object.defineProperty(result, key, {
-				value: this.value(),
-				enumerable: true,
-				writable: true,
-				configurable: true,
-			});
-		} while (this.consume(','));
-		this.expect('}');
-		return result;
-	}
-
-	private array(): unknown[] {
-		const result: unknown[] = [];
-		this.pos++;
-		if (this.consume(']')) return result;
-		do result.push(this.value());
-		while (this.consume(','));
-		this.expect(']');
-		return result;
-	}
-
-	private string(): string {
-		// JSON.parse on the exact slice decodes escapes and validates; a string loses nothing.
-		return JSON.parse(this.match(STRING, 'a string')) as string;
-	}
-
-	private number(): number | string {
-		const literal = this.match(NUMBER, 'a number');
-		const value = Number(literal);
-		const isInteger = /^-?\d+$/.test(literal);
-		return isInteger && !Number.isSafeInteger(value) ? literal : value;
-	}
-
-	private match(pattern: RegExp, what: string): string {
-		pattern.lastIndex = this.pos;
-		const found = pattern.exec(this.text);
-		if (!found) throw this.fail(what);
-		this.pos += found[0].length;
-		return found[0];
-	}
-
-	private expect(char: string): void {
-		if (!this.consume(char)) throw this.fail(`'${char}'`);
-	}
-
-	/** Skips whitespace, then steps over `char` if it comes next. */
-	private consume(char: string): boolean {
-		this.skipWhitespace();
-		if (this.text[this.pos] !== char) return false;
-		this.pos++;
-		return true;
-	}
-
-	private skipWhitespace(): void {
-		WHITESPACE.lastIndex = this.pos;
-		WHITESPACE.exec(this.text);
-		this.pos = WHITESPACE.lastIndex;
-	}
-
-	private fail(expected: string): SyntaxError {
-		return new SyntaxError(`JSON: expected ${expected} at position ${this.pos}`);
+	private exact(rounded: number): string | number {
+		const noted = this.rounded[this.next++];
+		return typeof noted === 'string' ? noted : rounded;
 	}
 }
 
-const LITERALS: ReadonlyArray<readonly [string, unknown]> = [
-	['true', true],
-	['false', false],
-	['null', null],
-];
+/** The certain way: the noted integer literals in quotes, for JSON.parse to read as strings. */
+function quoteIntegers(text: string, scan: JsonScan): string {
+	let quoted = '';
+	let copied = 0;
+	scan.rounded.forEach((literal, index) => {
+		if (typeof literal !== 'string') return;
+		const start = scan.starts[index];
+		quoted += `${text.slice(copied, start)}"${literal}"`;
+		copied = start + literal.length;
+	});
+	return quoted + text.slice(copied);
+}
 
 // ---------------------------------------------------------------- XML
+
+export interface XmlDocument {
+	/** The root element's name. */
+	root: string;
+	/** What the root element holds: an object of its children, or '' when it has none. */
+	data: unknown;
+}
+
+/**
+ * An XML document, read as fast-xml-parser reads it with the options below: the root element
+ * unwrapped, every value as trimmed text, delivery_report always a list. Answers of the
+ * service's own flat shape take a linear scanner; anything else (or any doubt) the general
+ * path, so that both always give the same result. Throws BodyError.
+ */
+export function parseXmlDocument(text: string): XmlDocument {
+	const trimmed = text.trim();
+	return readFlatXml(trimmed) ?? readXmlGeneral(trimmed);
+}
 
 /** Elements that are lists even when the service sends only one of them. */
 const XML_LISTS = new Set(['delivery_report']);
@@ -166,21 +288,235 @@ function xmlParser(): XMLParser {
 		parseAttributeValue: false,
 		trimValues: true,
 		isArray: (name) => XML_LISTS.has(name),
+		maxNestedTags: MAX_NESTING,
 	});
 }
 
-function parseXml(text: string): ParsedBody | undefined {
+/** The general path: validated, then fast-xml-parser. Exported for the differential tests. */
+export function readXmlGeneral(text: string): XmlDocument {
 	// The service never declares a DTD; refusing one rules out entity-expansion tricks.
-	if (/<!DOCTYPE/i.test(text)) return undefined;
-	if (XMLValidator.validate(text) !== true) return undefined;
-	const document: unknown = xmlParser().parse(text);
-	if (!isRecord(document)) return undefined;
-	const roots = Object.keys(document);
-	if (roots.length !== 1) return undefined;
+	if (/<!DOCTYPE/i.test(text)) {
+		throw new BodyError(
+			'it is XML with a DOCTYPE, which the service never sends and which is refused ' +
+				'because its entities can expand without bound',
+		);
+	}
+	const validation = XMLValidator.validate(text);
+	if (validation !== true) {
+		throw new BodyError(
+			`it starts like XML but is not well-formed XML (line ${validation.err.line})`,
+		);
+	}
+	const document = parseValidXml(text);
+	const roots = isRecord(document) ? Object.keys(document) : [];
+	if (roots.length !== 1 || Array.isArray((document as Record<string, unknown>)[roots[0]])) {
+		throw new BodyError('it is XML without a single root element');
+	}
 	const root = roots[0];
-	return { format: 'xml', data: document[root], root };
+	return { root, data: (document as Record<string, unknown>)[root] };
+}
+
+function parseValidXml(text: string): unknown {
+	const read = attempt(() => xmlParser().parse(text) as unknown);
+	if ('value' in read) return read.value;
+	if (/nested tags/i.test(String((read.thrown as Error)?.message))) {
+		throw new BodyError(`it is XML nested deeper than ${MAX_NESTING} levels`);
+	}
+	// The parser's own words may quote the body (element names): not passed on.
+	throw new BodyError('it is XML that could not be read (an element name is not allowed)');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+// ---------------------------------------------------------------- XML, the service's flat shape
+
+const REPORT_FIELDS = new Set([
+	'msisdn',
+	'delivery_date',
+	'network_id',
+	'status',
+	'batch_id',
+	'gateway_session_id',
+]);
+const SEND_FIELDS = new Set([
+	'accepted',
+	'batch_id',
+	'batch_size',
+	'receive_updates',
+	'remaining_credits',
+	'error',
+]);
+
+/** Thrown inside the scanner when the text is not plainly the flat shape. */
+const DOUBT = new Error('not the flat shape');
+
+/** Only the declaration the service writes: anything else goes the general way. */
+const DECLARATION =
+	/<\?xml version="1\.[0-9]"(?: encoding="[A-Za-z][A-Za-z0-9._-]*")?(?: standalone="(?:yes|no)")?[ \t\r\n]*\?>/y;
+const PREDEFINED_ENTITY = /&(lt|gt|amp|apos|quot);/g;
+const OTHER_AMPERSAND = /&(?!(?:lt|gt|amp|apos|quot);)/;
+const ENTITY_TEXT: Record<string, string> = {
+	lt: '<',
+	gt: '>',
+	amp: '&',
+	apos: "'",
+	quot: '"',
+};
+
+/**
+ * sms_get_status > reports > delivery_report* > (leaf fields), or sms_send > (leaf fields),
+ * no attributes, comments, CDATA, other entities or repeated fields. Undefined on any doubt.
+ */
+function readFlatXml(text: string): XmlDocument | undefined {
+	const read = attempt(() => new FlatXmlScanner(text).document());
+	if ('value' in read) return read.value;
+	if (read.thrown === DOUBT) return undefined;
+	throw read.thrown;
+}
+
+class FlatXmlScanner {
+	private pos = 0;
+
+	constructor(private readonly text: string) {}
+
+	document(): XmlDocument {
+		if (this.text.startsWith('<?xml', 0)) {
+			DECLARATION.lastIndex = 0;
+			if (!DECLARATION.test(this.text)) throw DOUBT;
+			this.pos = DECLARATION.lastIndex;
+			this.skipSpace();
+		}
+		const result = this.rootElement();
+		this.skipSpace();
+		if (this.pos !== this.text.length) throw DOUBT;
+		return result;
+	}
+
+	private rootElement(): XmlDocument {
+		for (const root of ['sms_get_status', 'sms_send']) {
+			if (this.emptyElement(root)) return { root, data: '' };
+		}
+		if (this.openTag('sms_get_status')) {
+			return { root: 'sms_get_status', data: this.statusContent() };
+		}
+		if (this.openTag('sms_send')) {
+			return { root: 'sms_send', data: this.fields(SEND_FIELDS, 'sms_send') };
+		}
+		throw DOUBT;
+	}
+
+	/** After <sms_get_status>: nothing, <reports/>, or <reports> with delivery reports. */
+	private statusContent(): unknown {
+		this.skipSpace();
+		if (this.closeTag('sms_get_status')) return '';
+		let data: unknown;
+		if (this.emptyElement('reports')) {
+			data = { reports: '' };
+		} else if (this.openTag('reports')) {
+			const reports = this.reportList();
+			data = { reports: reports.length === 0 ? '' : { delivery_report: reports } };
+		} else {
+			throw DOUBT;
+		}
+		this.skipSpace();
+		if (!this.closeTag('sms_get_status')) throw DOUBT;
+		return data;
+	}
+
+	private reportList(): unknown[] {
+		const reports: unknown[] = [];
+		for (;;) {
+			this.skipSpace();
+			if (this.closeTag('reports')) return reports;
+			if (!this.openTag('delivery_report')) throw DOUBT;
+			reports.push(this.fields(REPORT_FIELDS, 'delivery_report'));
+		}
+	}
+
+	/** Leaf children up to </parent>: an object of their texts, or '' when there are none. */
+	private fields(allowed: ReadonlySet<string>, parent: string): unknown {
+		const text = this.text;
+		const record: Record<string, string> = {};
+		let empty = true;
+		for (;;) {
+			this.skipSpace();
+			if (text.charCodeAt(this.pos) !== LESS_THAN) throw DOUBT;
+			if (text.charCodeAt(this.pos + 1) === SLASH) {
+				if (!this.closeTag(parent)) throw DOUBT;
+				return empty ? '' : record;
+			}
+			const end = text.indexOf('>', this.pos);
+			if (end === -1) throw DOUBT;
+			let name = text.slice(this.pos + 1, end);
+			let value = '';
+			if (allowed.has(name)) {
+				const valueEnd = text.indexOf('<', end + 1);
+				if (valueEnd === -1) throw DOUBT;
+				value = this.value(text.slice(end + 1, valueEnd));
+				this.pos = valueEnd;
+				if (!this.closeTag(name)) throw DOUBT;
+			} else {
+				// <name/> is an empty field; any other tag is beyond the flat shape.
+				name = name.slice(0, -1);
+				if (text.charCodeAt(end - 1) !== SLASH || !allowed.has(name)) throw DOUBT;
+				this.pos = end + 1;
+			}
+			// A repeated field becomes a list in the general path.
+			if (record[name] !== undefined) throw DOUBT;
+			record[name] = value;
+			empty = false;
+		}
+	}
+
+	/** Trimmed as fast-xml-parser trims; only the five predefined entities are decoded here. */
+	private value(raw: string): string {
+		const trimmed = raw.trim();
+		if (trimmed.indexOf('&') === -1) return trimmed;
+		if (OTHER_AMPERSAND.test(trimmed)) throw DOUBT;
+		return trimmed.replace(PREDEFINED_ENTITY, (_, name: string) => ENTITY_TEXT[name]);
+	}
+
+	/** Steps over `<name>` when it comes next. */
+	private openTag(name: string): boolean {
+		return this.step('<', name, '>');
+	}
+
+	/** Steps over `</name>` when it comes next. */
+	private closeTag(name: string): boolean {
+		return this.step('</', name, '>');
+	}
+
+	/** Steps over `<name/>` when it comes next. */
+	private emptyElement(name: string): boolean {
+		return this.step('<', name, '/>');
+	}
+
+	private step(before: string, name: string, after: string): boolean {
+		const text = this.text;
+		let at = this.pos;
+		if (!text.startsWith(before, at)) return false;
+		at += before.length;
+		if (!text.startsWith(name, at)) return false;
+		at += name.length;
+		if (!text.startsWith(after, at)) return false;
+		this.pos = at + after.length;
+		return true;
+	}
+
+	/** XML's own whitespace only: anything else between elements goes the general way. */
+	private skipSpace(): void {
+		const text = this.text;
+		let pos = this.pos;
+		for (;;) {
+			const c = text.charCodeAt(pos);
+			if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+			pos++;
+		}
+		this.pos = pos;
+	}
+}
+
+const LESS_THAN = 60;
+const SLASH = 47;
