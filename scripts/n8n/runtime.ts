@@ -43,11 +43,18 @@ const running = new Set<ChildProcess>();
 /** User folders of instances not yet stopped, removed on exit too (they hold a database and logs). */
 const userFolders = new Set<string>();
 
-/** Kills a process group: TERM first so n8n closes its database, KILL for whatever is left. */
-async function killGroup(child: ChildProcess, graceMs = 5000): Promise<void> {
+/**
+ * Kills a process group: TERM (or `signal`) first so n8n closes its database, KILL for whatever is
+ * left after `graceMs`.
+ */
+export async function killGroup(
+	child: ChildProcess,
+	graceMs = 5000,
+	signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
 	const pid = child.pid;
 	if (pid === undefined) return;
-	signalGroup(pid, 'SIGTERM');
+	signalGroup(pid, signal);
 	const deadline = Date.now() + graceMs;
 	while (groupAlive(pid) && Date.now() < deadline) await sleep(100);
 	signalGroup(pid, 'SIGKILL');
@@ -66,6 +73,30 @@ function track(child: ChildProcess): void {
 	running.add(child);
 	if (GROUPS_DIR && child.pid !== undefined)
 		fs.writeFileSync(path.join(GROUPS_DIR, String(child.pid)), '');
+}
+
+/**
+ * Starts a program as the leader of its own process group, tracked like n8n's processes: stopped
+ * by `killGroup`, and also when we exit or a test run ends (queue mode starts Postgres and Redis).
+ */
+export function spawnGroup(
+	command: string,
+	args: string[],
+	options: { cwd: string; env: NodeJS.ProcessEnv },
+): ChildProcess {
+	const child = spawn(command, args, {
+		...options,
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	track(child);
+	return child;
+}
+
+/** Everything a process writes to stdout and stderr, as it comes (for logs and readiness lines). */
+export function captureOutput(child: ChildProcess, sink: (text: string) => void): void {
+	for (const stream of [child.stdout, child.stderr])
+		stream?.on('data', (chunk: Buffer) => sink(chunk.toString('utf8')));
 }
 
 /** Kills every process group recorded in `dir` (see GROUPS_DIR). */
@@ -129,6 +160,13 @@ export function freePort(): Promise<number> {
 export interface InstanceOptions {
 	/** keep the user folder after stop() (to look at the database or logs); default false */
 	keepUserFolder?: boolean;
+	/**
+	 * The key n8n encrypts credentials with; default: one per user folder. Processes that share a
+	 * database (queue mode: main and workers) must share it.
+	 */
+	encryptionKey?: string;
+	/** Settings for every command of this instance (queue mode: the database and Redis). */
+	env?: NodeJS.ProcessEnv;
 }
 
 export class N8nInstance {
@@ -164,12 +202,14 @@ export class N8nInstance {
 			N8N_SECURE_COOKIE: 'false',
 			// below 'info' `n8n execute` prints no run data
 			N8N_LOG_LEVEL: 'info',
+			...this.options.env,
 			...extra,
 		};
 	}
 
 	/** One key per user folder, kept in it, so every command of this instance decrypts the same data. */
 	private encryptionKey(): string {
+		if (this.options.encryptionKey) return this.options.encryptionKey;
 		const file = path.join(this.userFolder, 'encryption-key');
 		if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(24).toString('hex'));
 		return fs.readFileSync(file, 'utf8');
@@ -181,13 +221,7 @@ export class N8nInstance {
 			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 			N8N_PORT: String(await freePort()),
 		});
-		const child = spawn(this.provisioned.nodeBin, [this.provisioned.n8nBin, ...args], {
-			env,
-			cwd: this.userFolder,
-			detached: true,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
-		track(child);
+		const child = this.spawn(args, env);
 		const timer = setTimeout(() => void killGroup(child, 0), timeoutMs);
 		const [stdout, stderr, code] = await Promise.all([
 			collect(child.stdout),
@@ -197,6 +231,14 @@ export class N8nInstance {
 		clearTimeout(timer);
 		await killGroup(child, 0); // task runners it forked must not outlive it
 		return { code, stdout, stderr };
+	}
+
+	/** Starts `n8n <args>` in this user folder, as its own tracked process group. */
+	spawn(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+		return spawnGroup(this.provisioned.nodeBin, [this.provisioned.n8nBin, ...args], {
+			env,
+			cwd: this.userFolder,
+		});
 	}
 
 	private async cliOk(args: string[]): Promise<CliResult> {
@@ -388,6 +430,8 @@ function exitCode(child: ChildProcess): Promise<number> {
 export interface ServerOptions {
 	/** fixed HTTP port (the editor script wants a stable URL); default: a free one */
 	port?: number;
+	/** settings for this process only (queue mode: a restart of main with other scheduler settings) */
+	env?: NodeJS.ProcessEnv;
 }
 
 export interface RequestOptions {
@@ -411,22 +455,25 @@ export class N8nServer {
 		const env = instance.env({
 			N8N_PORT: String(port),
 			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+			...options.env,
 		});
-		const child = spawn(instance.provisioned.nodeBin, [instance.provisioned.n8nBin, 'start'], {
-			env,
-			cwd: instance.userFolder,
-			detached: true,
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
-		track(child);
+		const child = instance.spawn(['start'], env);
 		const server = new N8nServer(`http://127.0.0.1:${port}`, child);
-		for (const stream of [child.stdout, child.stderr]) {
-			stream?.on('data', (chunk: Buffer) => {
-				server.output += chunk.toString('utf8');
-			});
-		}
+		captureOutput(child, (text) => {
+			server.output += text;
+		});
 		await server.waitReady(90_000);
 		return server;
+	}
+
+	/** What the process printed so far (n8n logs to stdout). */
+	get log(): string {
+		return this.output;
+	}
+
+	/** Process id (and process group id) of `n8n start`. */
+	get pid(): number | undefined {
+		return this.child.pid;
 	}
 
 	private async waitReady(timeoutMs: number): Promise<void> {
@@ -476,6 +523,22 @@ export class N8nServer {
 		if (!response.ok)
 			throw new Error(`owner setup answered ${response.status}: ${await response.text()}`);
 		this.keepCookie(response);
+	}
+
+	/** Logs in an existing owner (a restarted server) and keeps the session cookie. */
+	async login(owner: Owner = DEFAULT_OWNER): Promise<void> {
+		const response = await this.fetch('POST', '/rest/login', {
+			body: { emailOrLdapLoginId: owner.email, password: owner.password },
+			auth: 'none',
+		});
+		if (!response.ok)
+			throw new Error(`login answered ${response.status}: ${await response.text()}`);
+		this.keepCookie(response);
+	}
+
+	/** Uses an API key made earlier (by this instance's previous server) for the public API. */
+	useApiKey(apiKey: string): void {
+		this.apiKey = apiKey;
 	}
 
 	private keepCookie(response: Response): void {
