@@ -283,7 +283,9 @@ describe('Send never sends twice', () => {
 		sandbox.setFaults({ error429Rate: 1, retryAfterSeconds: 0 });
 		const error = errorOf(await run(sendOne()), 'Send');
 		expect(error?.message).toBe('The service is rate limiting requests (HTTP 429)');
-		expect(error?.description).toMatch(/This request's 1 destination\(s\) were not sent\.$/);
+		expect(error?.description).toMatch(
+			/This request's 1 destination\(s\) were not sent\. No batch was accepted\./,
+		);
 		expect(sandbox.requests().map((r) => [r.outcome, r.fault])).toEqual([
 			[429, 'error429'],
 			[429, 'error429'],
@@ -342,7 +344,7 @@ describe('Send never sends twice', () => {
 		await sandbox.upsertAccount({ username: 'demo', credits: 1 });
 		const failed = errorOf(await run(twoItems('Hello')), 'Send');
 		expect(failed?.description).toContain(
-			`Batches accepted before it: ${sandbox.received().batches[0].batch_id}.`,
+			`Accepted: 1 destination(s) in 1 batch(es): ${sandbox.received().batches[0].batch_id}.`,
 		);
 	});
 
@@ -354,13 +356,13 @@ describe('Send never sends twice', () => {
 		).join(',');
 		const spec = line(
 			trigger(),
-			send({ destinations, message: 'Hi', sendOptions: { maxPerRequest: 4 } }),
+			send({ destinations, message: 'Hi', sendOptions: { maxPerRequest: 4, concurrency: 1 } }),
 		);
 		const failed = errorOf(await run(spec), 'Send');
 		const [first] = sandbox.received().batches;
 		expect(failed?.message).toMatch(/^The service did not accept the batch: insufficient credits/);
 		expect(failed?.description).toBe(
-			`This request's 4 destination(s) were not sent. Batches accepted before it: ${first.batch_id}. 2 later destination(s) were not sent.`,
+			`This request's 4 destination(s) were not sent. Accepted: 4 destination(s) in 1 batch(es): ${first.batch_id}. Not sent (refused or failed): 4 destination(s) in 1 request(s). Not sent (no request starts after a failure): 2 destination(s) of 1 item(s): item 0.`,
 		);
 
 		await sandbox.upsertAccount({ username: 'demo', credits: 6 });

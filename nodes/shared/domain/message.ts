@@ -77,3 +77,60 @@ function packParts(costs: readonly number[], capacity: number): number {
 export function creditsFor(measure: MessageMeasure, destinations: number): number {
 	return measure.parts * destinations;
 }
+
+/** What Smart Encoding did to a message, for the output. */
+export interface SmartEncoding {
+	text: string;
+	replaced: Array<{ character: string; with: string; count: number }>;
+}
+
+/**
+ * Characters that word processors and phones put in place of plain ones. Each costs a whole
+ * message its GSM-7 encoding (a curly apostrophe turns 160 characters into three UCS-2
+ * parts), while its GSM-7 look-alike reads the same on a phone.
+ */
+const LOOK_ALIKES: ReadonlyArray<[string, string]> = [
+	['\u2018\u2019\u201A\u201B\u2032\u2039\u203A\u02BC\u00B4\u0060', "'"],
+	['\u201C\u201D\u201E\u201F\u2033\u00AB\u00BB', '"'],
+	['\u2010\u2011\u2012\u2013\u2014\u2015\u2212', '-'],
+	[
+		'\u00A0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200A\u202F\u205F\u3000\t',
+		' ',
+	],
+	['\u00AD\u200B\u2060\uFEFF', ''],
+	['\u2026', '...'],
+	['\u2022\u00B7', '-'],
+	['\u02C6', '^'],
+	['\u02DC', '~'],
+];
+const LOOK_ALIKE = new Map(
+	LOOK_ALIKES.flatMap(([characters, plain]) =>
+		Array.from(characters, (character): [string, string] => [character, plain]),
+	),
+);
+
+/**
+ * The text with its look-alikes replaced, when that makes the whole text GSM-7; undefined
+ * when it is GSM-7 already or would stay UCS-2 anyway (then nothing is worth changing).
+ */
+export function smartEncode(text: string): SmartEncoding | undefined {
+	const counts = new Map<string, number>();
+	let plain = '';
+	for (const symbol of text) {
+		const replacement = LOOK_ALIKE.get(symbol);
+		if (replacement === undefined) {
+			if (!GSM_BASIC_SET.has(symbol) && !GSM_EXTENSION_SET.has(symbol)) return undefined;
+			plain += symbol;
+			continue;
+		}
+		counts.set(symbol, (counts.get(symbol) ?? 0) + 1);
+		plain += replacement;
+	}
+	if (counts.size === 0) return undefined;
+	const replaced = [...counts].map(([character, count]) => ({
+		character,
+		with: LOOK_ALIKE.get(character) as string,
+		count,
+	}));
+	return { text: plain, replaced };
+}

@@ -1,0 +1,180 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { formatOption } from '../../../shared/items';
+
+const showForSend = { show: { operation: ['send'] } };
+
+export const sendDescription: INodeProperties[] = [
+	{
+		displayName: 'Destinations',
+		name: 'destinations',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		default: '',
+		required: true,
+		placeholder: '447700900123, 447700900124',
+		description:
+			'Mobile numbers in international format, separated by commas, semicolons, new lines or spaces, or an expression that returns a list. Written like +44 7700 900123 or 0044-7700-900123 is fine: spaces inside one number are kept together.',
+		displayOptions: showForSend,
+	},
+	{
+		displayName: 'Message',
+		name: 'message',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '',
+		required: true,
+		description:
+			'Text of the SMS. Up to 160 GSM characters fit in one part; longer texts, or any character outside the GSM alphabet (emoji, most accents), use more parts and more credits.',
+		displayOptions: showForSend,
+	},
+	{
+		displayName: 'Validity',
+		name: 'validity',
+		type: 'options',
+		default: 'serviceDefault',
+		description: 'How long the network keeps trying to deliver the message',
+		options: [
+			{ name: 'Service Default (7 Days)', value: 'serviceDefault' },
+			{ name: 'For a Duration', value: 'duration' },
+			{ name: 'Until a Date and Time', value: 'until' },
+		],
+		displayOptions: showForSend,
+	},
+	{
+		displayName: 'Valid For (Hours)',
+		name: 'validityHours',
+		type: 'number',
+		default: 24,
+		typeOptions: { minValue: 0.1, numberPrecision: 2 },
+		description: 'Hours from the moment of sending; networks cap it at their own maximum',
+		displayOptions: { show: { operation: ['send'], validity: ['duration'] } },
+	},
+	{
+		displayName: 'Valid Until',
+		name: 'validityUntil',
+		type: 'dateTime',
+		default: '',
+		description:
+			"Date and time after which the message expires; without an offset it is read in the workflow's time zone",
+		displayOptions: { show: { operation: ['send'], validity: ['until'] } },
+	},
+	{
+		displayName: 'Options',
+		name: 'sendOptions',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: showForSend,
+		options: [
+			{
+				displayName: 'Combine All Items Into One Batch',
+				name: 'combineItems',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to send one message to the destinations of every input item together (bulk from a sheet), instead of one batch per item. The message is taken from the first item.',
+			},
+			{
+				displayName: 'Concurrent Requests',
+				name: 'concurrency',
+				type: 'number',
+				default: 8,
+				typeOptions: { minValue: 1, maxValue: 32 },
+				description:
+					'How many requests may be on their way at once. The output keeps the input order either way; 1 sends strictly one after the other.',
+			},
+			{
+				displayName: 'Default Country Code',
+				name: 'defaultCountryCode',
+				type: 'string',
+				default: '',
+				placeholder: '44',
+				description:
+					'Country calling code for numbers written in national format (with a leading 0)',
+			},
+			{
+				displayName: 'Do Not Send To',
+				name: 'doNotSendTo',
+				type: 'string',
+				typeOptions: { rows: 3 },
+				default: '',
+				placeholder: '447700900123, 447700900124',
+				description:
+					'Numbers that must never get this message (an opt-out list), written like Destinations or an expression that returns a list. They are left out and listed under skipped as opted out.',
+			},
+			{
+				displayName: 'Group Items With the Same Message',
+				name: 'groupSameMessage',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether items whose message and validity come out the same are sent together as one batch: fewer requests and one batch ID, each number still paired with its own item',
+			},
+			{
+				displayName: 'Invalid Numbers',
+				name: 'onInvalid',
+				type: 'options',
+				default: 'skip',
+				options: [
+					{
+						name: 'Skip and Report',
+						value: 'skip',
+						description: 'Send to the valid numbers; list the others under skipped',
+					},
+					{
+						name: 'Fail the Item',
+						value: 'fail',
+						description: 'Send nothing if any number is invalid',
+					},
+				],
+			},
+			{
+				displayName: 'Max Credits',
+				name: 'maxCredits',
+				type: 'number',
+				default: 1000,
+				typeOptions: { minValue: 0 },
+				description:
+					'Refuse the whole send, before any request, when the credits it is expected to cost (parts × numbers, all items together) are more than this',
+			},
+			{
+				displayName: 'Max Destinations per Request',
+				name: 'maxPerRequest',
+				type: 'number',
+				default: 1000,
+				typeOptions: { minValue: 1 },
+				description:
+					'Longer lists are split into several requests; each becomes its own batch in the output',
+			},
+			{
+				displayName: 'Output',
+				name: 'output',
+				type: 'options',
+				default: 'batch',
+				options: [
+					{
+						name: 'One Item per Batch',
+						value: 'batch',
+						description: "The service's answer for each request, with its numbers",
+					},
+					{
+						name: 'One Item per Destination',
+						value: 'destination',
+						description:
+							'One row per number given, paired with the item it came from, to write results back row by row',
+					},
+				],
+			},
+			formatOption,
+			{
+				displayName: 'Smart Encoding',
+				name: 'smartEncoding',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to replace look-alike characters (curly quotes, long dashes, ellipsis, special spaces) with plain ones when that lets the whole message use GSM-7: fewer parts and credits. The output says what was replaced and what it saved.',
+			},
+		],
+	},
+];

@@ -1,0 +1,57 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { errorItem } from '../../../shared/items';
+import { accountForRun, explainRequest } from './accounting';
+import { batchItems, destinationRows } from './output';
+import { planSend, type Plan } from './plan';
+import { sendAll, type SendResults } from './run';
+
+/**
+ * One batch per input item, items with the same message together, or all items in one
+ * batch; a batch larger than the cap goes out in chunks. Every item is checked before
+ * anything is sent, requests go out with bounded concurrency, and the output keeps the
+ * input order. A failure says what became of every destination of the run.
+ */
+export async function executeSend(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const plan = await planSend.call(this);
+	const sent = await sendAll.call(this, plan.sends, plan.settings.concurrency);
+	if (!this.continueOnFail()) throwFirstFailure(sent);
+	return plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
+}
+
+/** Without Continue On Fail the first failed request, in input order, stops the node. */
+function throwFirstFailure(sent: readonly SendResults[]): void {
+	for (const { send, results } of sent) {
+		for (const [index, result] of results.entries()) {
+			if (result.outcome === 'accepted' || result.outcome === 'not attempted') continue;
+			const { failure } = result;
+			failure.description = [failure.description, explainRequest(result, send.chunks[index])]
+				.filter(Boolean)
+				.join(' ');
+			accountForRun(failure, sent);
+			throw failure;
+		}
+	}
+}
+
+function byBatch(plan: Plan, sent: readonly SendResults[]): INodeExecutionData[] {
+	const parts = [
+		...sent.map((results) => ({ first: results.send.items[0], items: batchItems(results) })),
+		...plan.failures.map(({ items, error }) => ({
+			first: items[0],
+			items: [errorItem(error, items)],
+		})),
+	];
+	return parts.sort((a, b) => a.first - b.first).flatMap((part) => part.items);
+}
+
+function byDestination(plan: Plan, sent: readonly SendResults[]): INodeExecutionData[] {
+	const rows = [
+		...sent.flatMap(destinationRows),
+		...plan.failures.flatMap(({ items, error }) =>
+			items.map((item) => ({ item, ...errorItem(error, [item]) })),
+		),
+	];
+	// Stable: numbers of one item stay in the order they were given.
+	return rows.sort((a, b) => a.item - b.item).map(({ json, pairedItem }) => ({ json, pairedItem }));
+}

@@ -1,0 +1,2 @@
+export { sendDescription } from './description';
+export { executeSend } from './execute';

@@ -1,0 +1,397 @@
+/**
+ * Reads what every input item asks for, once, and turns it into sends: one message to the
+ * numbers of one or more items, split into requests of at most Max Destinations per Request.
+ * Nothing here talks to the service, so every item is checked before anything is sent.
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { isExpression, NodeOperationError } from 'n8n-workflow';
+
+import type { WireFormat } from '../../../shared/domain/body';
+import {
+	creditsFor,
+	measureMessage,
+	smartEncode,
+	type MessageMeasure,
+	type SmartEncoding,
+} from '../../../shared/domain/message';
+import { parseDestinations } from '../../../shared/domain/msisdn';
+import {
+	resolveValidity,
+	ValidityError,
+	type Validity,
+	type ValidityChoice,
+} from '../../../shared/domain/validity';
+import { asNodeError } from '../../../shared/items';
+import { serviceSettings } from '../../../shared/transport';
+
+export const OPTED_OUT = 'opted out';
+export const DUPLICATE = 'duplicate';
+
+export interface Skipped {
+	input: string;
+	reason: string;
+	item: number;
+	/** For a number given by several items of one send: the item it was sent with. */
+	sent_with_item?: number;
+}
+
+/** Settings of the whole run, read from the first item. */
+export interface RunSettings {
+	combine: boolean;
+	group: boolean;
+	concurrency: number;
+	output: 'batch' | 'destination';
+	maxCredits?: number;
+}
+
+/** One message to the numbers of one or more items; several requests when it is long. */
+export interface Send {
+	items: number[];
+	/** The text as sent (after Smart Encoding). */
+	message: string;
+	measure: MessageMeasure;
+	smart?: SmartEncoding & { before: MessageMeasure };
+	validity: Validity | undefined;
+	format: WireFormat;
+	destinations: string[];
+	/** The item each destination came from, for pairedItem. */
+	sources: Map<string, number>;
+	skipped: Skipped[];
+	duplicates: number;
+	chunks: string[][];
+}
+
+export interface Plan {
+	settings: RunSettings;
+	sends: Send[];
+	/** Items (or a combined group) that cannot be sent, under Continue On Fail. */
+	failures: Array<{ items: number[]; error: NodeOperationError }>;
+}
+
+/** What one item asks for, read once. */
+interface ItemSend {
+	item: number;
+	written: string;
+	smartEncoding: boolean;
+	validity: Validity | undefined;
+	format: WireFormat;
+	maxPerRequest: number;
+	onInvalid: string;
+	destinations: string[];
+	skipped: Skipped[];
+	duplicates: number;
+}
+
+type Reader = <T>(name: string, item: number, fallback: T) => T;
+
+export async function planSend(this: IExecuteFunctions): Promise<Plan> {
+	const count = this.getInputData().length;
+	const read = parameterReader(this);
+	const settings = readSettings(read);
+	const failures: Plan['failures'] = [];
+	const fail = (items: number[], error: unknown) => {
+		const nodeError = asNodeError(this, error, items[0]) as NodeOperationError;
+		if (!this.continueOnFail()) throw nodeError;
+		failures.push({ items, error: nodeError });
+	};
+	const all = Array.from({ length: count }, (_, item) => item);
+	let reader: (item: number) => ItemSend;
+	try {
+		reader = await itemReader.call(this, read);
+	} catch (error) {
+		fail(all, error);
+		return { settings, sends: [], failures };
+	}
+	const perItem: ItemSend[] = [];
+	for (const item of all) {
+		try {
+			const itemSend = reader(item);
+			if (!settings.combine) checkDestinations.call(this, itemSend, itemSend.onInvalid, item);
+			perItem.push(itemSend);
+		} catch (error) {
+			fail(settings.combine ? all : [item], error);
+			if (settings.combine) return { settings, sends: [], failures };
+		}
+	}
+	const sends: Send[] = [];
+	for (const group of groupsOf(perItem, settings)) {
+		try {
+			sends.push(sendOf.call(this, group, settings.combine));
+		} catch (error) {
+			fail(
+				group.map((itemSend) => itemSend.item),
+				error,
+			);
+		}
+	}
+	checkCredits.call(this, sends, settings.maxCredits);
+	return { settings, sends, failures };
+}
+
+/**
+ * A parameter that is not an expression is the same for every item: it is read once. n8n
+ * resolves an expression per item, which is what costs with thousands of items (and an
+ * opt-out list read from another node would be resolved once per item).
+ */
+function parameterReader(context: IExecuteFunctions): Reader {
+	const fixed = new Map<string, unknown>();
+	const parameters = context.getNode().parameters;
+	return <T>(name: string, item: number, fallback: T): T => {
+		if (fixed.has(name)) return fixed.get(name) as T;
+		const raw = name.split('.').reduce<unknown>((value, key) => {
+			return value && typeof value === 'object'
+				? (value as Record<string, unknown>)[key]
+				: undefined;
+		}, parameters);
+		const value = context.getNodeParameter(name, item, fallback) as T;
+		if (!isExpression(raw)) fixed.set(name, value);
+		return value;
+	};
+}
+
+function readSettings(read: Reader): RunSettings {
+	const option = <T>(name: string, fallback: T) => read(`sendOptions.${name}`, 0, fallback);
+	// null, not undefined: n8n refuses a missing parameter whose fallback is undefined.
+	const maxCredits = option<number | null>('maxCredits', null);
+	return {
+		combine: option('combineItems', false),
+		group: option('groupSameMessage', false),
+		concurrency: Math.max(1, Math.floor(Number(option('concurrency', 8)) || 1)),
+		output: option<string>('output', 'batch') === 'destination' ? 'destination' : 'batch',
+		maxCredits: maxCredits === undefined || maxCredits === null ? undefined : Number(maxCredits),
+	};
+}
+
+/** Everything read once per run (the service's time zone, the opt-out list), then a reader per item. */
+async function itemReader(
+	this: IExecuteFunctions,
+	read: Reader,
+): Promise<(item: number) => ItemSend> {
+	const { timeZone } = await serviceSettings.call(this, 0);
+	const optedOut = optOuts(read);
+	const now = new Date();
+	const validities = new Map<string, Validity | undefined>();
+	return (item) => {
+		const option = <T>(name: string, fallback: T) => read(`sendOptions.${name}`, item, fallback);
+		const written = String(read('message', item, ''));
+		if (written.trim() === '') {
+			throw new NodeOperationError(this.getNode(), 'The message is empty', {
+				description: 'Write the text to send in Message.',
+				itemIndex: item,
+			});
+		}
+		const choice = validityChoice.call(this, read, item);
+		const key = JSON.stringify(choice);
+		if (!validities.has(key))
+			validities.set(key, validityOf.call(this, choice, now, timeZone, item));
+		const itemSend: ItemSend = {
+			item,
+			written,
+			smartEncoding: option('smartEncoding', false),
+			validity: validities.get(key),
+			format: option<WireFormat>('format', 'json'),
+			maxPerRequest: Math.max(1, Math.floor(Number(option('maxPerRequest', 1000)) || 1)),
+			onInvalid: option('onInvalid', 'skip'),
+			destinations: [],
+			skipped: [],
+			duplicates: 0,
+		};
+		addDestinations(itemSend, read('destinations', item, ''), option('defaultCountryCode', ''));
+		leaveOut(itemSend, optedOut);
+		return itemSend;
+	};
+}
+
+function optOuts(read: Reader): Set<string> {
+	const raw = read<unknown>('sendOptions.doNotSendTo', 0, '');
+	const defaultCountryCode = read('sendOptions.defaultCountryCode', 0, '');
+	if (raw === undefined || raw === null || raw === '') return new Set();
+	// Entries that are not numbers cannot match a destination (a header cell, a blank): ignored.
+	return new Set(parseDestinations(listInput(raw), { defaultCountryCode }).destinations);
+}
+
+function listInput(raw: unknown): string | unknown[] {
+	return Array.isArray(raw) ? raw : String(raw ?? '');
+}
+
+function addDestinations(itemSend: ItemSend, raw: unknown, defaultCountryCode: string): void {
+	const parsed = parseDestinations(listInput(raw), { defaultCountryCode });
+	itemSend.destinations = parsed.destinations;
+	itemSend.duplicates = parsed.duplicates;
+	itemSend.skipped = parsed.rejected.map((rejected) => ({ ...rejected, item: itemSend.item }));
+}
+
+function leaveOut(itemSend: ItemSend, optedOut: ReadonlySet<string>): void {
+	if (optedOut.size === 0) return;
+	const kept: string[] = [];
+	for (const destination of itemSend.destinations) {
+		if (!optedOut.has(destination)) kept.push(destination);
+		else itemSend.skipped.push({ input: destination, reason: OPTED_OUT, item: itemSend.item });
+	}
+	itemSend.destinations = kept;
+}
+
+function validityChoice(this: IExecuteFunctions, read: Reader, item: number): ValidityChoice {
+	const kind = read<ValidityChoice['kind']>('validity', item, 'serviceDefault');
+	if (kind === 'duration') return { kind, hours: Number(read('validityHours', item, 24)) };
+	if (kind === 'until') {
+		const value = String(read('validityUntil', item, ''));
+		return { kind, value, inputTimeZone: this.getTimezone() };
+	}
+	return { kind: 'serviceDefault' };
+}
+
+function validityOf(
+	this: IExecuteFunctions,
+	choice: ValidityChoice,
+	now: Date,
+	serviceTimeZone: string,
+	item: number,
+): Validity | undefined {
+	try {
+		return resolveValidity(choice, now, serviceTimeZone);
+	} catch (error) {
+		// resolveValidity throws only ValidityError, whose message is meant for the user.
+		throw new NodeOperationError(this.getNode(), (error as ValidityError).message, {
+			itemIndex: item,
+		});
+	}
+}
+
+/** Invalid numbers fail the item when asked; an item left with no number at all fails too. */
+function checkDestinations(
+	this: IExecuteFunctions,
+	what: { destinations: readonly string[]; skipped: readonly Skipped[] },
+	onInvalid: string,
+	itemIndex: number,
+): void {
+	const invalid = what.skipped.filter((skipped) => skipped.reason !== OPTED_OUT);
+	const reasons = invalid
+		.slice(0, 5)
+		.map((skipped) => `"${skipped.input}": ${skipped.reason}`)
+		.join('; ');
+	if (invalid.length > 0 && onInvalid === 'fail') {
+		throw new NodeOperationError(
+			this.getNode(),
+			`${invalid.length} destination(s) are not valid mobile numbers; nothing was sent`,
+			{
+				description: `${reasons}. Correct them, or set Invalid Numbers to Skip and Report.`,
+				itemIndex,
+			},
+		);
+	}
+	// Numbers that were all opted out leave nothing to send, which is not an error.
+	if (what.destinations.length === 0 && what.skipped.length === invalid.length) {
+		throw new NodeOperationError(this.getNode(), 'No valid destination to send to', {
+			description: reasons
+				? `${reasons}.`
+				: 'Destinations is empty: give numbers in international format, e.g. 447700900123.',
+			itemIndex,
+		});
+	}
+}
+
+/** Items that go out together: all of them, those with the same message and options, or each alone. */
+function groupsOf(perItem: ItemSend[], settings: RunSettings): ItemSend[][] {
+	if (settings.combine) return perItem.length > 0 ? [perItem] : [];
+	if (!settings.group) return perItem.map((itemSend) => [itemSend]);
+	const groups = new Map<string, ItemSend[]>();
+	for (const itemSend of perItem) {
+		const key = JSON.stringify([
+			itemSend.written,
+			itemSend.smartEncoding,
+			itemSend.validity?.validity_period,
+			itemSend.format,
+			itemSend.maxPerRequest,
+		]);
+		const group = groups.get(key);
+		if (group) group.push(itemSend);
+		else groups.set(key, [itemSend]);
+	}
+	return [...groups.values()];
+}
+
+function sendOf(this: IExecuteFunctions, group: ItemSend[], combined: boolean): Send {
+	const [first] = group;
+	if (combined) checkSameMessage.call(this, group);
+	const smart = first.smartEncoding ? smartEncode(first.written) : undefined;
+	const message = smart?.text ?? first.written;
+	const send: Send = {
+		items: group.map((itemSend) => itemSend.item),
+		message,
+		measure: measureMessage(message),
+		smart: smart && { ...smart, before: measureMessage(first.written) },
+		validity: first.validity,
+		format: first.format,
+		destinations: [],
+		sources: new Map(),
+		skipped: [],
+		duplicates: 0,
+		chunks: [],
+	};
+	for (const itemSend of group) merge(send, itemSend);
+	if (combined) checkDestinations.call(this, send, first.onInvalid, first.item);
+	send.chunks = chunk(send.destinations, first.maxPerRequest);
+	return send;
+}
+
+/** A number given by two items of one send goes out once, with the first. */
+function merge(send: Send, itemSend: ItemSend): void {
+	send.duplicates += itemSend.duplicates;
+	send.skipped.push(...itemSend.skipped);
+	for (const destination of itemSend.destinations) {
+		const earlier = send.sources.get(destination);
+		if (earlier !== undefined) {
+			send.duplicates++;
+			send.skipped.push({
+				input: destination,
+				reason: DUPLICATE,
+				item: itemSend.item,
+				sent_with_item: earlier,
+			});
+			continue;
+		}
+		send.sources.set(destination, itemSend.item);
+		send.destinations.push(destination);
+	}
+}
+
+function checkSameMessage(this: IExecuteFunctions, group: ItemSend[]): void {
+	const [first] = group;
+	const differing = group.find((itemSend) => itemSend.written !== first.written);
+	if (differing === undefined) return;
+	throw new NodeOperationError(
+		this.getNode(),
+		`Item ${differing.item} has a different message than item ${first.item}`,
+		{
+			description:
+				'A combined batch sends one message. Use the same Message for all items, or turn off Combine All Items Into One Batch.',
+			itemIndex: differing.item,
+		},
+	);
+}
+
+/** A runaway loop must not empty an account: the whole run is refused before any request. */
+function checkCredits(this: IExecuteFunctions, sends: Send[], maxCredits: number | undefined) {
+	if (maxCredits === undefined || !Number.isFinite(maxCredits)) return;
+	const expected = sends.reduce(
+		(sum, send) => sum + creditsFor(send.measure, send.destinations.length),
+		0,
+	);
+	if (expected <= maxCredits) return;
+	throw new NodeOperationError(
+		this.getNode(),
+		`This send would use ${expected} credits, more than Max Credits (${maxCredits}); nothing was sent`,
+		{
+			description:
+				'Credits are parts × numbers over all items. Check the input (a loop may have multiplied it), shorten the message, or raise Max Credits.',
+		},
+	);
+}
+
+function chunk<T>(list: readonly T[], size: number): T[][] {
+	const chunks: T[][] = [];
+	for (let start = 0; start < list.length; start += size)
+		chunks.push(list.slice(start, start + size));
+	return chunks;
+}
