@@ -77,7 +77,7 @@ describe('resolveValidity', () => {
 			'a leap day',
 			{ kind: 'until', value: '2028-02-29T12:00:00.250Z', inputTimeZone: 'UTC' },
 			'UTC',
-			{ validity_period: '280229120000', valid_until: '2028-02-29T12:00:00.250+00:00' },
+			{ validity_period: '280229120000', valid_until: '2028-02-29T12:00:00.000+00:00' },
 		],
 	])('%s', (_, choice, serviceZone, expected) => {
 		expect(resolveValidity(choice, NOW, serviceZone)).toEqual(expected);
@@ -122,6 +122,11 @@ describe('resolveValidity', () => {
 			'Infinity hours',
 			{ kind: 'duration', hours: Infinity },
 			/positive number of hours \(got Infinity\)/,
+		],
+		[
+			'a duration shorter than a second',
+			{ kind: 'duration', hours: 1e-10 },
+			/^A validity of 1e-10 hours ends before the next whole second/,
 		],
 		['NaN hours', { kind: 'duration', hours: NaN }, /positive number of hours \(got NaN\)/],
 		['negative hours', { kind: 'duration', hours: -5 }, /positive number of hours \(got -5\)/],

@@ -40,7 +40,14 @@ export function resolveValidity(
 	serviceTimeZone: string,
 ): Validity | undefined {
 	if (choice.kind === 'serviceDefault') return undefined;
-	const until = choice.kind === 'duration' ? afterHours(now, choice.hours) : parseInstant(choice);
+	const asked = choice.kind === 'duration' ? afterHours(now, choice.hours) : parseInstant(choice);
+	// yyMMddHHmmss has whole seconds: what the service is told is the second that began.
+	const until = Math.floor(asked / 1000) * 1000;
+	if (until <= now.getTime() && choice.kind === 'duration') {
+		throw new ValidityError(
+			`A validity of ${choice.hours} hours ends before the next whole second, the smallest step validity_period (yyMMddHHmmss) carries: choose a longer duration`,
+		);
+	}
 	if (until <= now.getTime()) {
 		throw new ValidityError(
 			`The validity ends in the past (${new Date(until).toISOString()}): choose a later date or a positive duration`,
@@ -48,10 +55,10 @@ export function resolveValidity(
 	}
 	const latest = latestValidity(serviceTimeZone);
 	if (until > latest) {
-		const asked =
+		const what =
 			choice.kind === 'duration' ? `A validity of ${choice.hours} hours` : 'The validity';
 		throw new ValidityError(
-			`${asked} ends after ${toIsoWithOffset(new Date(latest), serviceTimeZone)}, the last time validity_period (yyMMddHHmmss) can carry: choose an earlier date or fewer hours`,
+			`${what} ends after ${toIsoWithOffset(new Date(latest), serviceTimeZone)}, the last time validity_period (yyMMddHHmmss) can carry: choose an earlier date or fewer hours`,
 		);
 	}
 	const at = new Date(until);
