@@ -1,4 +1,5 @@
 import { readWallTime } from '../../nodes/shared/domain/dates';
+import { isFinal, outcomeOf, STATUSES } from '../../nodes/shared/domain/status';
 import { ResponseShapeError, type RawReport } from '../../nodes/shared/domain/responses';
 import {
 	shapeReport,
@@ -54,6 +55,13 @@ describe('shapeReport', () => {
 			delivery_date: iso,
 			delivery_date_raw: date,
 		});
+	});
+});
+
+describe('shapeReport reads the status as status.ts does', () => {
+	it.each([...STATUSES, 'delivrd', ' REJECTD ', 'SOMETHING_NEW', ''])('%j', (status) => {
+		const shaped = shapeReport(raw(status, ''), 'UTC');
+		expect([shaped.outcome, shaped.final]).toEqual([outcomeOf(status), isFinal(status)]);
 	});
 });
 

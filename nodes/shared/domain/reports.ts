@@ -1,6 +1,6 @@
 import { wallToIso } from './dates';
 import type { RawReport } from './responses';
-import { isFinal, outcomeOf, type Outcome } from './status';
+import { outcomeOf, type Outcome } from './status';
 
 /** One delivery report as the nodes output it: the service's fields, plus what they mean. */
 export interface DeliveryReport {
@@ -25,18 +25,25 @@ export interface ReportSummary {
 	all_final: boolean;
 }
 
+/** Called once per report of an answer (up to 10^5): the status is read once, the date is arithmetic. */
 export function shapeReport(raw: RawReport, timeZone: string): DeliveryReport {
+	const outcome = outcomeOf(raw.status);
 	return {
 		batch_id: raw.batch_id,
 		msisdn: raw.msisdn,
 		status: raw.status,
-		outcome: outcomeOf(raw.status),
-		final: isFinal(raw.status),
+		outcome,
+		final: isFinalOutcome(outcome),
 		network_id: raw.network_id,
 		gateway_session_id: raw.gateway_session_id,
 		delivery_date: raw.delivery_wall === null ? null : wallToIso(raw.delivery_wall, timeZone),
 		delivery_date_raw: raw.delivery_date,
 	};
+}
+
+/** isFinal's rule on an outcome already read (isFinal reads the status again). */
+function isFinalOutcome(outcome: Outcome): boolean {
+	return outcome !== 'pending';
 }
 
 /**
