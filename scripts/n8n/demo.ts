@@ -1,8 +1,11 @@
 /**
  * The demo: the packed package inside the real n8n, headless. Starts the sandbox (or uses the
  * service in BULKSMS_BASE_URL), provisions a fresh n8n, installs the tarball as n8n's UI would,
- * imports the credential and examples/send-and-track.json, runs it with `n8n execute`, prints a
- * summary of the batch, and stops everything it started (on Ctrl-C too).
+ * imports the credential and examples/send-and-track.json, runs it with `n8n execute`, and
+ * prints one line per step, then the example's last node as a table (every number given to Send
+ * once: sent with its status, skipped and why, or dropped by the service) and the credits used
+ * against Send's estimate. npm's and gulp's output is shown only if the build fails. Everything
+ * it started is stopped (on Ctrl-C too).
  *
  * Usage: npm run demo [-- --tarball file.tgz] [-- --keep]
  *   --tarball  install this tarball instead of building and packing the repo
@@ -17,6 +20,7 @@ import { N8nInstance, nodeRuns, type JsonObject } from './runtime';
 import { startService, type Service } from './service';
 import {
 	credential,
+	CREDENTIAL_NAME,
 	DONE_NODE_NAME,
 	loadExample,
 	SEND_NODE_NAME,
@@ -62,66 +66,149 @@ function checkDestinations(env: NodeJS.ProcessEnv): void {
 	}
 }
 
+/** One row per number given to Send, as the example's last node makes them for the Table view. */
+interface Row {
+	number: string;
+	result: 'sent' | 'skipped' | 'dropped';
+	status: string;
+	outcome: string;
+	delivery_date: string | null;
+	reason: string;
+}
+
 interface Outcome {
-	sent: JsonObject;
-	batch: JsonObject;
+	sends: JsonObject[];
+	rows: Row[];
 	checks: number;
 }
 
-/** What the workflow found: Send's item, the last status of the batch, how many checks it took. */
+/** What the workflow found: Send's items, the example's rows, how many status checks it took. */
 function readOutcome(run: JsonObject): Outcome {
-	const [sent] = nodeRuns(run, SEND_NODE_NAME)[0];
-	const [batch] = nodeRuns(run, DONE_NODE_NAME)[0];
-	return { sent, batch, checks: nodeRuns(run, STATUS_NODE_NAME).length };
+	return {
+		sends: nodeRuns(run, SEND_NODE_NAME)[0],
+		rows: nodeRuns(run, DONE_NODE_NAME)[0] as unknown as Row[],
+		checks: nodeRuns(run, STATUS_NODE_NAME).length,
+	};
 }
 
-function printSummary({ sent, batch, checks }: Outcome): void {
-	const reports = batch.reports as JsonObject[];
-	const finals = reports.filter((report) => report.final).length;
-	const accepted = `${String(sent.batch_size)} of ${String(sent.requested)} numbers accepted`;
-	say(`\nBatch ${String(sent.batch_id)}: ${accepted}`);
-	say(`${finals} of ${reports.length} final after ${checks} status check(s):`);
-	for (const report of reports) say(`  ${reportLine(report)}`);
-	for (const skipped of sent.skipped as JsonObject[]) {
-		say(`Skipped by the node: "${String(skipped.input)}": ${String(skipped.reason)}`);
+const COLUMNS: Array<[string, number, (row: Row) => string]> = [
+	['Number', 15, (row) => row.number],
+	['Result', 8, (row) => row.result],
+	['Status', 8, (row) => row.status || '-'],
+	['Outcome', 10, (row) => row.outcome || '-'],
+	['Final at, or why not sent', 0, (row) => row.delivery_date ?? (row.reason || '-')],
+];
+
+function tableLine(cells: string[]): string {
+	return cells
+		.map((cell, index) => cell.padEnd(COLUMNS[index][1]))
+		.join('  ')
+		.trimEnd();
+}
+
+function printTable(rows: Row[]): void {
+	say(tableLine(COLUMNS.map(([title]) => title)));
+	say(tableLine(COLUMNS.map(([title, width]) => '-'.repeat(Math.max(width, title.length)))));
+	for (const row of rows) say(tableLine(COLUMNS.map(([, , cell]) => cell(row))));
+}
+
+/** Credits the send took (known when we hold the account from before) against Send's estimate. */
+function creditsLine(sends: JsonObject[], creditsBefore: number | undefined): string {
+	const sum = (field: string) => sends.reduce((total, send) => total + Number(send[field] ?? 0), 0);
+	const expected = sum('credits_expected');
+	const left = Number(sends[sends.length - 1].remaining_credits);
+	const dropped = sum('dropped_by_service');
+	const because = dropped ? ` (${numbers(dropped)} dropped by the service cost nothing)` : '';
+	if (creditsBefore === undefined) {
+		return `Credits: ${expected} expected, ${left} left (the service does not say what one send used)`;
 	}
-	const dropped = Number(sent.dropped_by_service);
-	say(`Dropped by the service: ${dropped}${dropped ? ' (the service does not say which)' : ''}`);
-	say(`Credits left: ${String(sent.remaining_credits)}`);
+	return `Credits: ${creditsBefore - left} used of ${expected} expected${because}, ${left} left`;
 }
 
-function reportLine(report: JsonObject): string {
-	const columns = [report.msisdn, report.status, report.outcome].map(String);
-	const when = String(report.delivery_date ?? 'not final yet');
-	return `${columns[0].padEnd(15)} ${columns[1].padEnd(8)} ${columns[2].padEnd(9)} ${when}`;
+function numbers(count: number): string {
+	return `${count} number${count === 1 ? '' : 's'}`;
 }
+
+function printSummary(outcome: Outcome, creditsBefore: number | undefined): void {
+	say('');
+	printTable(outcome.rows);
+	say('');
+	say(creditsLine(outcome.sends, creditsBefore));
+}
+
+/** Runs one step, then says in one line what it did and how long it took. */
+async function step<T>(
+	total: number,
+	index: number,
+	work: () => T | Promise<T>,
+	line: (result: T) => string,
+): Promise<T> {
+	const started = Date.now();
+	const result = await work();
+	say(`[${index}/${total}] ${line(result)} (${seconds(started)})`);
+	return result;
+}
+
+const STEPS = 5;
 
 async function runDemo(args: Args, service: Service, n8n: N8nInstance): Promise<Outcome> {
-	const installed = n8n.installPackage(args.tarball ?? packRepo());
-	say(`n8n ${n8n.provisioned.n8nVersion} with ${installed.name}@${installed.version}`);
-	say(`service: ${service.description}`);
+	const tarball = await step(
+		STEPS,
+		2,
+		() => args.tarball ?? packRepo({ quiet: true }),
+		(file) => (args.tarball ? `package: ${file}` : 'package built and packed'),
+	);
+	await step(
+		STEPS,
+		3,
+		() => n8n.installPackage(tarball),
+		(installed) =>
+			`n8n ${n8n.provisioned.n8nVersion}: ${installed.name}@${installed.version} installed as n8n installs community packages`,
+	);
 	const workflow = demoWorkflow(process.env);
-	await n8n.importCredential(credential(service.account));
-	await n8n.importWorkflow(workflow);
-	const started = Date.now();
-	const run = await n8n.executeWorkflow(workflowId(workflow));
-	say(`n8n execute "${String(workflow.name)}": ${String(run.status)} in ${seconds(started)}`);
+	await step(
+		STEPS,
+		4,
+		async () => {
+			await n8n.importCredential(credential(service.account));
+			await n8n.importWorkflow(workflow);
+		},
+		() =>
+			`imported the credential "${CREDENTIAL_NAME}" and the workflow "${String(workflow.name)}"`,
+	);
+	const run = await step(
+		STEPS,
+		5,
+		() => n8n.executeWorkflow(workflowId(workflow)),
+		(result) =>
+			`n8n execute: ${String(result.status)}, ${nodeRuns(result, STATUS_NODE_NAME).length} status check(s)`,
+	);
 	return readOutcome(run);
+}
+
+/** The sandbox finishes every example number in seconds: a sent number not final there is a fault. */
+function allFinal(rows: Row[]): boolean {
+	return rows.every((row) => row.result !== 'sent' || row.outcome !== 'pending');
 }
 
 async function main(): Promise<number> {
 	const started = Date.now();
 	const args = parseArgs(process.argv.slice(2));
 	checkDestinations(process.env);
-	const service = await startService();
+	const service = await step(
+		STEPS,
+		1,
+		() => startService(),
+		(started) => `service: ${started.description}`,
+	);
 	const n8n = await N8nInstance.create({ keepUserFolder: args.keep });
 	try {
+		const creditsBefore = service.sandbox?.accounts()[0]?.credits;
 		const outcome = await runDemo(args, service, n8n);
-		printSummary(outcome);
+		printSummary(outcome, creditsBefore);
 		if (args.keep) say(`n8n user folder kept: ${n8n.userFolder}`);
 		say(`Demo done in ${seconds(started)}`);
-		// The sandbox finishes every example number in seconds: not final there means a fault.
-		return outcome.batch.all_final || !service.sandbox ? 0 : 1;
+		return allFinal(outcome.rows) || !service.sandbox ? 0 : 1;
 	} finally {
 		await n8n.stop();
 		await service.stop();
