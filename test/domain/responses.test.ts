@@ -1,6 +1,8 @@
 import { parseBody } from '../../nodes/shared/domain/body';
 import {
+	readSendAnswer,
 	readSendResponse,
+	readStatusAnswer,
 	readStatusResponse,
 	ResponseShapeError,
 	type RawReport,
@@ -234,5 +236,69 @@ describe('readStatusResponse', () => {
 		],
 	])('%s → ResponseShapeError', (_name, data, message) => {
 		expect(() => readStatusResponse(data)).toThrow(new ResponseShapeError(message));
+	});
+});
+
+describe('answers that contradict themselves', () => {
+	it('a refusal that names a batch_id keeps it: the service may have taken the batch', () => {
+		expect(
+			readSendResponse(
+				dataOf('{"accepted":false,"batch_id":1234567890123456789,"error":"Try later"}'),
+			),
+		).toEqual({
+			accepted: false,
+			batch_id: '1234567890123456789',
+			batch_size: 0,
+			receive_updates: false,
+			error: 'Try later',
+		});
+	});
+
+	it('a 20-digit batch_id is refused in JSON and XML', () => {
+		expect(() =>
+			readSendAnswer(
+				'{"accepted":true,"batch_id":12345678901234567890,"batch_size":1,"receive_updates":false,"remaining_credits":1}',
+			),
+		).toThrow(
+			new ResponseShapeError('send response: batch_id: expected at most 19 digits, got 20'),
+		);
+		expect(() =>
+			readSendAnswer(
+				'<sms_send><accepted>true</accepted><batch_id>12345678901234567890</batch_id><batch_size>1</batch_size>' +
+					'<receive_updates>false</receive_updates><remaining_credits>1</remaining_credits></sms_send>',
+			),
+		).toThrow(
+			new ResponseShapeError('send response: batch_id: expected at most 19 digits, got 20'),
+		);
+	});
+});
+
+describe('readStatusAnswer / readSendAnswer say what an unreadable body is', () => {
+	it.each([
+		['plain text', 'Service Unavailable', 'it is neither JSON nor XML'],
+		['empty', '  ', 'it is empty'],
+		['cut short', '{"reports":[{"batch_id":1', 'it is JSON that ends too early (cut short?)'],
+		['broken JSON', '{"reports":[}', 'it starts like JSON but is not valid JSON'],
+		[
+			'nested 5,000 deep',
+			'['.repeat(5000) + ']'.repeat(5000),
+			'it is JSON nested deeper than 100 levels',
+		],
+		[
+			'an HTML page',
+			'<html><body>oops</html>',
+			'it starts like XML but is not well-formed XML (line 1)',
+		],
+	])('%s', (_name, body, reason) => {
+		expect(() => readStatusAnswer(body)).toThrow(new ResponseShapeError(reason));
+		expect(() => readSendAnswer(body)).toThrow(new ResponseShapeError(reason));
+	});
+
+	it('never quotes the body in the reason (it may hold personal data)', () => {
+		const secret = 'hunter2-447700900123';
+		for (const body of [`{"a":"${secret}" x}`, `{"${secret}`, `<a>${secret}</b>`, `${secret}`]) {
+			expect(() => readStatusAnswer(body)).toThrow(ResponseShapeError);
+			expect(() => readStatusAnswer(body)).not.toThrow(/hunter2|447700900123/);
+		}
 	});
 });

@@ -33,7 +33,7 @@ export function readBody(text: string): ParsedBody {
 	const first = trimmed[0];
 	if (first === '{' || first === '[') return { format: 'json', data: parseJsonLossless(trimmed) };
 	if (first === '<') return { format: 'xml', ...parseXmlDocument(trimmed) };
-	throw new BodyError('it is neither a JSON object or list nor an XML document');
+	throw new BodyError('it is neither JSON nor XML');
 }
 
 /** readBody for callers that only need to know whether a body reads: undefined when not. */
@@ -74,12 +74,15 @@ export function parseJsonLossless(text: string): unknown {
 function parseJson(text: string): { root: unknown } {
 	const read = attempt(() => JSON.parse(text) as unknown);
 	if ('value' in read) return { root: read.value };
-	throw read.thrown instanceof SyntaxError ? new BodyError(jsonProblem(read.thrown)) : read.thrown;
+	if (!(read.thrown instanceof SyntaxError)) throw read.thrown;
+	throw new BodyError(jsonProblem(read.thrown, text.length));
 }
 
-/** Never JSON.parse's own message: it quotes the body. */
-function jsonProblem(error: SyntaxError): string {
-	return /end of JSON input|Unterminated string/.test(error.message)
+/** Never JSON.parse's own message: it may quote the body. */
+function jsonProblem(error: SyntaxError, length: number): string {
+	const position = /at position (\d+)/.exec(error.message);
+	const atEnd = position !== null && Number(position[1]) >= length;
+	return atEnd || /end of JSON input|Unterminated string/.test(error.message)
 		? 'it is JSON that ends too early (cut short?)'
 		: 'it starts like JSON but is not valid JSON';
 }

@@ -2,7 +2,8 @@
  * Turns a parsed body (JSON or XML, see body.ts) into typed values. XML gives every field as
  * text and JSON gives numbers and booleans, so each reader accepts both spellings.
  */
-import { parseBody } from './body';
+import { batchIdDigits, BATCH_ID_MAX_DIGITS, idDigits, type IdFault } from './batchId';
+import { BodyError, readBody } from './body';
 import { readWallTime, type WallTime } from './dates';
 
 /** The body parsed but does not have the shape the interface describes. */
@@ -47,8 +48,14 @@ export function readStatusAnswer(body: string): RawReport[] {
 
 /** The parsed data of a body, which must be JSON or XML with the expected root element. */
 function parsedAs(body: string, xmlRoot: string): unknown {
-	const parsed = parseBody(body);
-	if (!parsed) throw new ResponseShapeError('it is neither JSON nor XML');
+	const read = attempt(() => readBody(body));
+	if ('thrown' in read) {
+		// BodyError says what the body is: cut short, nested too deep, neither JSON nor XML...
+		throw read.thrown instanceof BodyError
+			? new ResponseShapeError(read.thrown.message)
+			: read.thrown;
+	}
+	const parsed = read.value;
 	// Another document (<error>, <html>) must not pass for an empty answer.
 	if (parsed.root !== undefined && parsed.root !== xmlRoot) {
 		throw new ResponseShapeError(`the XML root is <${parsed.root}>, not <${xmlRoot}>`);
@@ -56,41 +63,64 @@ function parsedAs(body: string, xmlRoot: string): unknown {
 	return parsed.data;
 }
 
+// ---------------------------------------------------------------- the send answer
+
+const SEND = 'send response';
+
 export function readSendResponse(data: unknown): SendResponse {
-	const body = record(data, 'send response');
-	const accepted = readBoolean(body, 'accepted');
+	const read = attempt(() => sendFields(data));
+	if ('value' in read) return read.value;
+	throw located(read.thrown, (field) => (field === undefined ? SEND : `${SEND}: ${field}`));
+}
+
+function sendFields(data: unknown): SendResponse {
+	const body = record(data);
+	const accepted = readBoolean(required(body, 'accepted'), 'accepted');
 	// A refusal is read even when a gateway leaves out the counts: its reason is what matters,
 	// and calling it unreadable would wrongly suggest the batch may have been sent.
-	const present = (field: string) =>
-		accepted || (body[field] !== undefined && body[field] !== null);
+	const present = (field: string) => accepted || !isAbsent(body[field]);
 	const result: SendResponse = {
 		accepted,
-		batch_size: present('batch_size') ? readCount(body, 'batch_size') : 0,
-		receive_updates: present('receive_updates') ? readBoolean(body, 'receive_updates') : false,
+		batch_size: present('batch_size') ? readCount(required(body, 'batch_size'), 'batch_size') : 0,
+		receive_updates: present('receive_updates')
+			? readBoolean(required(body, 'receive_updates'), 'receive_updates')
+			: false,
 	};
-	if (present('remaining_credits'))
-		result.remaining_credits = readNumber(body, 'remaining_credits');
-	const batchId = optional(body, 'batch_id', readId, 'send response: batch_id');
+	if (present('remaining_credits')) {
+		result.remaining_credits = readNumber(required(body, 'remaining_credits'), 'remaining_credits');
+	}
+	// Kept on a refusal too: a gateway that names a batch may have taken it (the caller says so).
+	const batchId = isAbsent(body.batch_id) ? undefined : readBatchIdField(body.batch_id, 'batch_id');
 	// Without a batch id an accepted batch can never be followed: that is a broken answer.
 	if (accepted && batchId === undefined) {
-		throw new ResponseShapeError('send response: accepted is true but batch_id is missing');
+		throw new FieldProblem('accepted', ' is true but batch_id is missing');
 	}
 	if (batchId !== undefined) result.batch_id = batchId;
-	const error = optional(body, 'error', readText, 'send response: error');
+	const error = isAbsent(body.error) ? undefined : readText(body.error, 'error');
 	if (error !== undefined && error !== '') result.error = error;
 	return result;
 }
 
+// ---------------------------------------------------------------- the status answer
+
 export function readStatusResponse(data: unknown): RawReport[] {
 	// An empty XML root (`<sms_get_status/>`) parses to '': a batch with no reports yet.
 	if (data === '') return [];
-	const body = record(data, 'status response');
+	if (!isRecord(data)) {
+		throw new ResponseShapeError(`status response: expected an object, got ${kind(data)}`);
+	}
 	// Without the field this is some other document (an HTML page, an error object): reading
 	// it as "no reports" would hide the failure.
-	if (!('reports' in body)) throw new ResponseShapeError('status response has no reports field');
-	return reportList(body.reports).map((item, index) =>
-		readDeliveryReport(item, `reports[${index}]`),
-	);
+	if (!('reports' in data)) throw new ResponseShapeError('status response has no reports field');
+	const items = reportList(data.reports);
+	const reports: RawReport[] = new Array<RawReport>(items.length);
+	let index = 0;
+	// One guard for the whole list: a report's location is worded only when one fails.
+	const read = attempt(() => {
+		for (; index < items.length; index++) reports[index] = reportFields(items[index]);
+	});
+	if ('thrown' in read) throw located(read.thrown, reportLocation(`reports[${index}]`));
+	return reports;
 }
 
 /** JSON: `reports: [...]`; XML: `reports: { delivery_report: [...] }`; empty: `''`/absent. */
@@ -107,128 +137,173 @@ function reportList(reports: unknown): unknown[] {
 
 /** One delivery report (seed 2.3), JSON or XML spelling; also what a status callback carries. */
 export function readDeliveryReport(item: unknown, where: string): RawReport {
-	const report = record(item, where);
-	const at = (field: string) => `${where}.${field}`;
-	return {
-		batch_id: readId(report.batch_id, at('batch_id')),
-		msisdn: readDigitsText(report.msisdn, at('msisdn')),
-		// Upper-cased once here, so filters, counts and outcomes all see the same code.
-		status: readCode(report.status, at('status')).toUpperCase(),
-		network_id: readInteger(report.network_id, at('network_id')),
-		gateway_session_id: readId(report.gateway_session_id, at('gateway_session_id')),
-		// ENROUTE messages have no date yet; some bodies omit it, others send it empty.
-		...readDate(
-			optional(report, 'delivery_date', readText, at('delivery_date')) ?? '',
-			at('delivery_date'),
-		),
-	};
+	const read = attempt(() => reportFields(item));
+	if ('value' in read) return read.value;
+	throw located(read.thrown, reportLocation(where));
 }
 
-/** Checked at the edge, so a bad date is an unreadable answer like any other broken field. */
-function readDate(text: string, where: string): Pick<RawReport, 'delivery_date' | 'delivery_wall'> {
-	const read = readWallTime(text);
-	if ('problem' in read) throw new ResponseShapeError(`${where}: ${read.problem}`);
-	return { delivery_date: text, delivery_wall: read.wall };
+function reportLocation(where: string): (field: string | undefined) => string {
+	return (field) => (field === undefined ? where : `${where}.${field}`);
+}
+
+function reportFields(item: unknown): RawReport {
+	const report = record(item);
+	// ENROUTE messages have no date yet; some bodies omit it, others send it empty.
+	const date = isAbsent(report.delivery_date)
+		? ''
+		: readText(report.delivery_date, 'delivery_date');
+	// Checked at the edge, so a bad date is an unreadable answer like any other broken field.
+	const wall = readWallTime(date);
+	if ('problem' in wall) throw new FieldProblem('delivery_date', `: ${wall.problem}`);
+	return {
+		batch_id: readBatchIdField(report.batch_id, 'batch_id'),
+		msisdn: readDigitsText(report.msisdn, 'msisdn'),
+		// Upper-cased once here, so filters, counts and outcomes all see the same code.
+		status: readCode(report.status, 'status').toUpperCase(),
+		network_id: readInteger(report.network_id, 'network_id'),
+		gateway_session_id: readIdField(report.gateway_session_id, 'gateway_session_id'),
+		delivery_date: date,
+		delivery_wall: wall.wall,
+	};
 }
 
 // ---------------------------------------------------------------- field readers
 
-type Reader<T> = (value: unknown, where: string) => T;
-
-function record(value: unknown, where: string): Record<string, unknown> {
-	if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-		return value as Record<string, unknown>;
+/**
+ * A field that is not as the interface says. The readers name only the field; where it sits
+ * (which report, which answer) is worded by the caller, and only when reading fails.
+ */
+class FieldProblem extends Error {
+	constructor(
+		readonly field: string | undefined,
+		/** Follows the location: ' is missing', ': expected ...'. */
+		readonly detail: string,
+	) {
+		super(detail);
+		this.name = 'FieldProblem';
 	}
-	throw new ResponseShapeError(`${where}: expected an object, got ${kind(value)}`);
 }
 
-function optional<T>(
-	body: Record<string, unknown>,
-	field: string,
-	read: Reader<T>,
-	label: string,
-): T | undefined {
-	const value = body[field];
-	if (value === undefined || value === null) return undefined;
-	return read(value, label);
+function located(thrown: unknown, where: (field: string | undefined) => string): unknown {
+	if (!(thrown instanceof FieldProblem)) return thrown;
+	return new ResponseShapeError(`${where(thrown.field)}${thrown.detail}`);
+}
+
+/** What `work` returned or threw, so that the caller can word a failure outside a catch. */
+function attempt<T>(work: () => T): { value: T } | { thrown: unknown } {
+	try {
+		return { value: work() };
+	} catch (thrown) {
+		return { thrown };
+	}
+}
+
+function isAbsent(value: unknown): boolean {
+	return value === undefined || value === null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function record(value: unknown): Record<string, unknown> {
+	if (isRecord(value)) return value;
+	throw new FieldProblem(undefined, `: expected an object, got ${kind(value)}`);
 }
 
 function required(body: Record<string, unknown>, field: string): unknown {
 	const value = body[field];
-	if (value === undefined || value === null) {
-		throw new ResponseShapeError(`send response: ${field} is missing`);
-	}
+	if (isAbsent(value)) throw new FieldProblem(field, ' is missing');
 	return value;
 }
 
-function readBoolean(body: Record<string, unknown>, field: string): boolean {
-	const value = required(body, field);
+function readBoolean(value: unknown, field: string): boolean {
 	if (typeof value === 'boolean') return value;
 	if (typeof value === 'string') {
 		const word = value.trim().toLowerCase();
 		if (word === 'true') return true;
 		if (word === 'false') return false;
 	}
-	throw new ResponseShapeError(
-		`send response: ${field}: expected true or false, got ${kind(value)}`,
-	);
+	throw new FieldProblem(field, `: expected true or false, got ${kind(value)}`);
 }
 
-function readCount(body: Record<string, unknown>, field: string): number {
-	const value = readInteger(required(body, field), `send response: ${field}`);
-	if (value < 0)
-		throw new ResponseShapeError(
-			`send response: ${field}: expected a count, got a negative number`,
-		);
-	return value;
+function readCount(value: unknown, field: string): number {
+	const count = readInteger(value, field);
+	if (count < 0) throw new FieldProblem(field, ': expected a count, got a negative number');
+	return count;
 }
 
 /** remaining_credits: an integer per the interface, but a fractional balance is still a balance. */
-function readNumber(body: Record<string, unknown>, field: string): number {
-	const value = required(body, field);
+function readNumber(value: unknown, field: string): number {
 	const number =
 		typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
 	if (typeof number === 'number' && Number.isFinite(number)) return number;
-	throw new ResponseShapeError(`send response: ${field}: expected a number, got ${kind(value)}`);
+	throw new FieldProblem(field, `: expected a number, got ${kind(value)}`);
 }
 
-function readInteger(value: unknown, where: string): number {
-	if (value === undefined || value === null) throw new ResponseShapeError(`${where} is missing`);
+function readInteger(value: unknown, field: string): number {
+	if (isAbsent(value)) throw new FieldProblem(field, ' is missing');
 	const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
 	if (typeof number === 'number' && Number.isSafeInteger(number)) return number;
-	throw new ResponseShapeError(`${where}: expected an integer, got ${kind(value)}`);
+	throw new FieldProblem(field, `: expected an integer, got ${kind(value)}`);
 }
 
-/** Ids exceed 2^53: they are carried as strings of digits, never as numbers. */
-function readId(value: unknown, where: string): string {
-	if (value === undefined || value === null) throw new ResponseShapeError(`${where} is missing`);
-	if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
-	if (typeof value === 'string' && /^\d+$/.test(value.trim())) return value.trim();
-	if (typeof value === 'number' && Number.isInteger(value) && value > 0) {
-		throw new ResponseShapeError(
-			`${where}: the id was already rounded (beyond 2^53); parse the body losslessly`,
-		);
+/** batch_id, by the same reader as a batch id a user gives: the service's form, 19 digits. */
+function readBatchIdField(value: unknown, field: string): string {
+	const read = batchIdDigits(value);
+	if (typeof read === 'string') return read;
+	throw idProblem(read, value, field);
+}
+
+/** gateway_session_id: digits exactly as written, of any length. */
+function readIdField(value: unknown, field: string): string {
+	const read = idDigits(value);
+	if (typeof read === 'string') return read;
+	throw idProblem(read, value, field);
+}
+
+function idProblem(read: IdFault, value: unknown, field: string): FieldProblem {
+	switch (read.fault) {
+		case 'missing':
+			return new FieldProblem(field, ' is missing');
+		case 'rounded':
+			return new FieldProblem(
+				field,
+				': the id was already rounded (beyond 2^53); parse the body losslessly',
+			);
+		case 'too long':
+			return new FieldProblem(
+				field,
+				`: expected at most ${BATCH_ID_MAX_DIGITS} digits, got ${read.digits}`,
+			);
+		default:
+			return new FieldProblem(field, `: expected an id made of digits, got ${kind(value)}`);
 	}
-	throw new ResponseShapeError(`${where}: expected an id made of digits, got ${kind(value)}`);
 }
 
 /** An MSISDN is text: `007` keeps its zeros. A JSON number is accepted only when exact. */
-function readDigitsText(value: unknown, where: string): string {
-	if (value === undefined || value === null) throw new ResponseShapeError(`${where} is missing`);
-	if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
-	if (typeof value === 'string' && value.trim() !== '') return value.trim();
-	throw new ResponseShapeError(`${where}: expected a phone number, got ${kind(value)}`);
+function readDigitsText(value: unknown, field: string): string {
+	if (typeof value === 'string') {
+		const text = value.trim();
+		if (text !== '') return text;
+	} else if (typeof value === 'number' && Number.isSafeInteger(value)) {
+		return String(value);
+	} else if (isAbsent(value)) {
+		throw new FieldProblem(field, ' is missing');
+	}
+	throw new FieldProblem(field, `: expected a phone number, got ${kind(value)}`);
 }
 
-function readCode(value: unknown, where: string): string {
-	const code = readText(value, where);
-	if (code === '') throw new ResponseShapeError(`${where} is empty`);
+function readCode(value: unknown, field: string): string {
+	if (isAbsent(value)) throw new FieldProblem(field, ' is missing');
+	const code = readText(value, field);
+	if (code === '') throw new FieldProblem(field, ' is empty');
 	return code;
 }
 
-function readText(value: unknown, where: string): string {
+function readText(value: unknown, field: string): string {
 	if (typeof value === 'string') return value.trim();
-	throw new ResponseShapeError(`${where}: expected text, got ${kind(value)}`);
+	throw new FieldProblem(field, `: expected text, got ${kind(value)}`);
 }
 
 /** Describes a wrong value by its kind only: bodies may hold personal data. */
