@@ -17,6 +17,24 @@ describe('isValidTimeZone', () => {
 	])('%j → %s', (tz, valid) => {
 		expect(isValidTimeZone(tz)).toBe(valid);
 	});
+
+	it.each([[42], [null], [{}]])('%p (not a name) → false', (tz) => {
+		expect(isValidTimeZone(tz as unknown as string)).toBe(false);
+	});
+
+	// The Send node asks for every item: building a DateTimeFormat each time cost ~64 µs.
+	it('asks Intl once per name, however often it is asked', () => {
+		const built = jest.spyOn(Intl, 'DateTimeFormat');
+		try {
+			for (let i = 0; i < 1000; i++) {
+				expect(isValidTimeZone('Pacific/Marquesas')).toBe(true);
+				expect(isValidTimeZone('Mars/Phobos')).toBe(false);
+			}
+			expect(built.mock.calls.length).toBeLessThanOrEqual(2);
+		} finally {
+			built.mockRestore();
+		}
+	});
 });
 
 describe('parseDeliveryDate', () => {

@@ -2,7 +2,7 @@
  * The service writes dates as bare wall-clock times (no zone); the zone is a credential
  * setting (an IANA name, default UTC), used both for delivery_date and validity_period.
  * Only Intl is used: no date library needs bundling. Intl is slow (a few µs a call), so it is
- * asked only once per zone and UTC day (see ZoneOffsets); every date after that is arithmetic.
+ * asked only once per zone and UTC day (see ZoneDay); every date after that is arithmetic.
  */
 
 export interface WallClock {
@@ -279,7 +279,7 @@ export function offsetAt(instant: number, timeZone: string): number {
 
 /**
  * A zone's offsets during one UTC day: `offset` from the day's start, then each change.
- * Computed from Intl once and remembered (ZoneOffsets): a pure function of the zone rules
+ * Computed from Intl once and remembered in `zoneOffsets`: a pure function of the zone rules
  * built into the runtime, bounded in size, holding no data from any execution.
  */
 interface ZoneDay {
