@@ -1,0 +1,55 @@
+import type {
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { statusTriggerProperties } from './description';
+import { receiveCallback } from './webhook';
+
+export class BulkSmsStatusTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Bulk SMS Status Trigger',
+		name: 'bulkSmsStatusTrigger',
+		icon: { light: 'file:../BulkSms/bulkSms.svg', dark: 'file:../BulkSms/bulkSms.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle:
+			'={{ {"final": "Final statuses", "all": "Every status change", "statuses": "Chosen statuses"}[$parameter["emit"]] }}',
+		description: 'Starts the workflow when the service calls back with delivery reports',
+		defaults: { name: 'Bulk SMS Status Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'bulkSmsApi', required: false }],
+		webhooks: [
+			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'status' },
+			{ name: 'default', httpMethod: 'GET', responseMode: 'onReceived', path: 'status' },
+		],
+		properties: statusTriggerProperties,
+	};
+
+	/**
+	 * The interface has no request to register a callback URL (seed 6.2): the user gives the URL
+	 * to the service, so activation has nothing to create or remove there.
+	 */
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await receiveCallback.call(this);
+	}
+}

@@ -1,0 +1,106 @@
+/**
+ * What a status callback carries, read without configuration: the interface leaves the callback's
+ * form open (seed 6.2), so every form a provider plausibly sends is read, each with the same
+ * reader of one delivery report as Get Status (ids exact, the date read once).
+ */
+import { BodyError, readBody } from '../shared/domain/body';
+import {
+	readDeliveryReport,
+	readStatusResponse,
+	ResponseShapeError,
+	type RawReport,
+} from '../shared/domain/responses';
+
+export interface CallbackRequest {
+	/** The body exactly as received ('' when there is none). */
+	body: string;
+	/** Query parameters (a GET callback carries its report there). */
+	query: Record<string, unknown>;
+}
+
+export type CallbackReading = { reports: RawReport[] } | { problem: string };
+
+/** The fields of seed 2.3: a GET or a form without any of them is not a report at all. */
+const REPORT_FIELDS = [
+	'batch_id',
+	'msisdn',
+	'status',
+	'network_id',
+	'gateway_session_id',
+	'delivery_date',
+];
+
+export function readCallback(request: CallbackRequest): CallbackReading {
+	try {
+		return { reports: readReports(request) };
+	} catch (error) {
+		// Only the readers' own sentences are shown: another error could quote the body.
+		if (error instanceof ResponseShapeError) return { problem: error.message };
+		if (error instanceof BodyError) return { problem: `the body cannot be read: ${error.message}` };
+		return { problem: 'the body could not be read' };
+	}
+}
+
+function readReports({ body, query }: CallbackRequest): RawReport[] {
+	const text = body.trim();
+	if (text !== '') return readBodyText(text);
+	if (!hasReportField(query)) {
+		throw new ResponseShapeError(
+			'the callback has no body and no report fields in its query (batch_id, msisdn, status, ...)',
+		);
+	}
+	return [readDeliveryReport(query, 'query')];
+}
+
+function readBodyText(text: string): RawReport[] {
+	if (!/^[[{<]/.test(text)) {
+		if (/^[\w.%+-]+=/.test(text)) return readForm(text);
+		throw new ResponseShapeError('the body is neither JSON, XML nor form fields');
+	}
+	const parsed = readBody(withListRoot(text));
+	if (parsed.format === 'json') return readJson(parsed.data);
+	return readXml(parsed.root ?? '', parsed.data);
+}
+
+const LONE_REPORT = /^(?:<\?xml[^>]*\?>)?\s*(?=<delivery_report[\s>/])/;
+
+/**
+ * The body parser reads delivery_report as a list wherever it is, so a document whose root is a
+ * lone <delivery_report> is given a <reports> root around it first.
+ */
+function withListRoot(text: string): string {
+	const prolog = LONE_REPORT.exec(text);
+	return prolog ? `<reports>${text.slice(prolog[0].length)}</reports>` : text;
+}
+
+/** One report, a list of them, or `{reports: [...]}` as get_status writes them. */
+function readJson(data: unknown): RawReport[] {
+	if (Array.isArray(data)) return data.map((item, i) => readDeliveryReport(item, `[${i}]`));
+	if (typeof data === 'object' && data !== null && 'reports' in data)
+		return readStatusResponse(data);
+	return [readDeliveryReport(data, 'report')];
+}
+
+/** `<delivery_report>` alone, `<sms_get_status><reports>...` as get_status, or `<reports>`. */
+function readXml(root: string, data: unknown): RawReport[] {
+	if (root === 'sms_get_status') return readStatusResponse(data);
+	if (root === 'reports') return readStatusResponse({ reports: data });
+	throw new ResponseShapeError(
+		`the XML root is <${root}>, not <delivery_report>, <sms_get_status> or <reports>`,
+	);
+}
+
+/** application/x-www-form-urlencoded: one report, a field each (the first of repeated ones). */
+function readForm(text: string): RawReport[] {
+	const fields: Record<string, string> = {};
+	for (const [name, value] of new URLSearchParams(text)) fields[name] ??= value;
+	if (!hasReportField(fields))
+		throw new ResponseShapeError(
+			'the form has none of the report fields (batch_id, msisdn, status, ...)',
+		);
+	return [readDeliveryReport(fields, 'form')];
+}
+
+function hasReportField(fields: Record<string, unknown>): boolean {
+	return REPORT_FIELDS.some((field) => fields[field] !== undefined);
+}

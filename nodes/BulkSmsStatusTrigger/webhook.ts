@@ -1,0 +1,174 @@
+import { createHash, timingSafeEqual } from 'crypto';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IPollFunctions,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { readBatchId } from '../shared/domain/batchId';
+import { shapeReport } from '../shared/domain/reports';
+import type { RawReport } from '../shared/domain/responses';
+import { isFinal } from '../shared/domain/status';
+import { serviceSettings } from '../shared/transport';
+import { DEFAULT_MEMORY, sift } from './memory';
+import { readCallback } from './read';
+
+/** Key of the trigger's memory in the node's static data. */
+const MEMORY_KEY = 'seen';
+const REALM = 'Basic realm="Bulk SMS callbacks"';
+
+/**
+ * One callback: check the caller, read the reports, forget the repeats, filter, emit. Answers
+ * 200 at once (onReceived); 401 and 400 start nothing.
+ */
+export async function receiveCallback(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const refusal = authenticationProblem.call(this);
+	if (refusal) {
+		this.logger.warn(`Bulk SMS Status Trigger refused a callback: ${refusal}`);
+		return answer.call(this, 401, { error: refusal }, { 'WWW-Authenticate': REALM });
+	}
+	const reading = readCallback({ body: await rawBody.call(this), query: queryOf.call(this) });
+	if ('problem' in reading) {
+		// The reason names fields and kinds of values, never their content.
+		this.logger.warn(
+			`Bulk SMS Status Trigger refused a callback that is not a delivery report: ${reading.problem}`,
+		);
+		return answer.call(this, 400, { error: `Not a delivery report: ${reading.problem}` });
+	}
+	const staticData = this.getWorkflowStaticData('node');
+	const limit =
+		(this.getNodeParameter('options.memory', DEFAULT_MEMORY) as number) || DEFAULT_MEMORY;
+	const sifted = sift(staticData[MEMORY_KEY], reading.reports, limit);
+	if (sifted.memory !== staticData[MEMORY_KEY]) staticData[MEMORY_KEY] = sifted.memory;
+	const wanted = sifted.fresh.filter(reportFilter.call(this));
+	const received = {
+		received: reading.reports.length,
+		repeated: sifted.repeated,
+		late: sifted.late,
+	};
+	if (wanted.length === 0) return answer.call(this, 200, { ...received, emitted: 0 });
+	const timeZone = await callbackTimeZone.call(this);
+	const items: INodeExecutionData[] = wanted.map((raw) => ({
+		json: shapeReport(raw, timeZone) as unknown as IDataObject,
+	}));
+	return { workflowData: [items] };
+}
+
+// ---------------------------------------------------------------- authentication
+
+/** Why the caller is refused, or undefined when it proved itself as configured. */
+function authenticationProblem(this: IWebhookFunctions): string | undefined {
+	const method = this.getNodeParameter('authentication', 'token') as string;
+	if (method === 'none') return undefined;
+	if (method === 'basicAuth') {
+		const expected = `${this.getNodeParameter('username', '') as string}:${this.getNodeParameter('password', '') as string}`;
+		if (expected === ':') return 'the trigger has no username and password set';
+		const given = basicCredentials(this.getHeaderData().authorization);
+		if (given === undefined) return 'HTTP Basic credentials are required';
+		return sameSecret(given, expected) ? undefined : 'wrong username or password';
+	}
+	const secret = this.getNodeParameter('secret', '') as string;
+	if (secret === '') return 'the trigger has no secret set';
+	const token = (this.getQueryData() as IDataObject).token;
+	if (typeof token !== 'string' || token === '') return 'the callback URL has no ?token=';
+	return sameSecret(token, secret) ? undefined : 'wrong token';
+}
+
+/** Compared in constant time (over digests, so a length difference says nothing either). */
+function sameSecret(given: string, expected: string): boolean {
+	const digest = (text: string) => createHash('sha256').update(text).digest();
+	return timingSafeEqual(digest(given), digest(expected));
+}
+
+function basicCredentials(header: string | undefined): string | undefined {
+	const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+	if (!match) return undefined;
+	const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+	return decoded.includes(':') ? decoded : undefined;
+}
+
+// ---------------------------------------------------------------- request and answer
+
+/**
+ * The body as received. n8n keeps the raw bytes beside its own parse (rawBody, read for every
+ * body it does not hand out as multipart); its JSON parse would round 19-digit ids, so the
+ * parsed body is only a fallback, where readDeliveryReport refuses rounded ids.
+ */
+async function rawBody(this: IWebhookFunctions): Promise<string> {
+	const request = this.getRequestObject();
+	if (request.rawBody === undefined && typeof request.readRawBody === 'function') {
+		await request.readRawBody();
+	}
+	if (Buffer.isBuffer(request.rawBody)) return request.rawBody.toString('utf8');
+	const body = this.getBodyData();
+	if (typeof body === 'string') return body;
+	return body && Object.keys(body).length > 0 ? JSON.stringify(body) : '';
+}
+
+function queryOf(this: IWebhookFunctions): Record<string, unknown> {
+	// The secret is no report field; dropped so that nothing downstream ever sees it.
+	const fields: Record<string, unknown> = { ...(this.getQueryData() as IDataObject) };
+	delete fields.token;
+	return fields;
+}
+
+/** Written directly, so that 401 and 400 start no execution; n8n then sends nothing more. */
+function answer(
+	this: IWebhookFunctions,
+	status: number,
+	body: IDataObject,
+	headers: Record<string, string> = {},
+): IWebhookResponseData {
+	const response = this.getResponseObject();
+	response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
+	response.end(JSON.stringify(body));
+	return { noWebhookResponse: true };
+}
+
+// ---------------------------------------------------------------- filters and settings
+
+function reportFilter(this: IWebhookFunctions): (report: RawReport) => boolean {
+	const emit = this.getNodeParameter('emit', 'final') as string;
+	const statuses = new Set(this.getNodeParameter('statuses', []) as string[]);
+	const batches = batchFilter.call(this);
+	return (report) => {
+		if (batches && !batches.has(readBatchIdOrSelf(report.batch_id))) return false;
+		if (emit === 'final') return isFinal(report.status);
+		if (emit === 'statuses') return statuses.has(report.status);
+		return true;
+	};
+}
+
+function readBatchIdOrSelf(id: string): string {
+	const read = readBatchId(id);
+	return 'batchId' in read ? read.batchId : id;
+}
+
+/** The batch ids to keep, in the service's form; undefined keeps every batch. */
+function batchFilter(this: IWebhookFunctions): Set<string> | undefined {
+	const text = String(this.getNodeParameter('batchIds', '') ?? '');
+	const entries = text.split(/[\s,;]+/).filter((part) => part !== '');
+	if (entries.length === 0) return undefined;
+	return new Set(
+		entries.map((entry) => {
+			const read = readBatchId(entry);
+			if ('problem' in read) {
+				throw new NodeOperationError(this.getNode(), `Batch IDs: ${read.problem}`, {
+					description: read.hint,
+				});
+			}
+			return read.batchId;
+		}),
+	);
+}
+
+/** The credential is optional here: it only gives the zone of delivery dates (UTC without it). */
+async function callbackTimeZone(this: IWebhookFunctions): Promise<string> {
+	if (!this.getNode().credentials?.bulkSmsApi) return 'UTC';
+	// serviceSettings reads only getCredentials and getNode, which a webhook context has too.
+	const { timeZone } = await serviceSettings.call(this as unknown as IPollFunctions);
+	return timeZone;
+}

@@ -1,0 +1,148 @@
+/** What the status trigger tests share: the node as a workflow would hold it, behind n8n's webhook path. */
+import * as path from 'node:path';
+
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
+
+import { BulkSmsStatusTrigger } from '../../nodes/BulkSmsStatusTrigger/BulkSmsStatusTrigger.node';
+import { PACKAGE_NAME } from '../engine/harness';
+import { startWebhookServer, type WebhookServer } from '../engine/webhook';
+
+export const STATUS_TRIGGER = `${PACKAGE_NAME}.bulkSmsStatusTrigger`;
+export const SECRET = 'c2f1e0d3b4a5968778695a4b3c2d1e0f';
+export const WEBHOOK_ID = '5b1f7c9e-0d1a-4c57-9a53-6f2f0e6a1b2c';
+
+export function triggerNode(parameters: INodeParameters = {}, withCredential = false): INode {
+	return {
+		id: 'status-trigger',
+		name: 'Bulk SMS Status Trigger',
+		type: STATUS_TRIGGER,
+		typeVersion: 1,
+		position: [0, 0],
+		webhookId: WEBHOOK_ID,
+		parameters: { authentication: 'token', secret: SECRET, ...parameters },
+		...(withCredential
+			? { credentials: { bulkSmsApi: { id: 'harness-bulkSmsApi', name: 'Bulk SMS' } } }
+			: {}),
+	};
+}
+
+export interface TriggerOptions {
+	parameters?: INodeParameters;
+	/** The credential's time zone; no credential at all when undefined. */
+	timeZone?: string;
+	staticData?: IDataObject;
+}
+
+export async function startTrigger(options: TriggerOptions = {}): Promise<WebhookServer> {
+	const withCredential = options.timeZone !== undefined;
+	return await startWebhookServer({
+		node: triggerNode(options.parameters, withCredential),
+		nodeTypes: { [STATUS_TRIGGER]: new BulkSmsStatusTrigger() },
+		staticData: options.staticData,
+		...(withCredential
+			? {
+					credentials: {
+						bulkSmsApi: {
+							baseUrl: 'http://127.0.0.1:8555',
+							username: 'demo',
+							password: 'demo-password',
+							timeZone: options.timeZone,
+						},
+					},
+				}
+			: {}),
+	});
+}
+
+export interface Posted {
+	status: number;
+	body: string;
+	headers: Headers;
+}
+
+/** POSTs a callback body to the trigger, with the secret unless told otherwise. */
+export async function post(
+	server: WebhookServer,
+	body: string,
+	contentType = 'application/json',
+	{
+		token = SECRET,
+		headers = {},
+	}: { token?: string | null; headers?: Record<string, string> } = {},
+): Promise<Posted> {
+	const url = token === null ? server.url : `${server.url}?token=${encodeURIComponent(token)}`;
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: { 'Content-Type': contentType, ...headers },
+		body,
+	});
+	return { status: res.status, body: await res.text(), headers: res.headers };
+}
+
+export async function get(server: WebhookServer, query: Record<string, string>): Promise<Posted> {
+	const res = await fetch(`${server.url}?${new URLSearchParams(query).toString()}`);
+	return { status: res.status, body: await res.text(), headers: res.headers };
+}
+
+interface Warner {
+	warn(message: string): void;
+}
+
+/**
+ * The logger node contexts use: n8n-core's own copy of @n8n/di and @n8n/backend-common (it
+ * carries them in its node_modules), so they are resolved from n8n-core, not from here.
+ */
+function n8nCoreLogger(): Warner {
+	const paths = [path.dirname(require.resolve('n8n-core'))];
+	/* eslint-disable @typescript-eslint/no-require-imports */
+	const { Container } = require(require.resolve('@n8n/di', { paths })) as {
+		Container: { get(type: unknown): unknown };
+	};
+	const { Logger } = require(require.resolve('@n8n/backend-common', { paths })) as {
+		Logger: unknown;
+	};
+	/* eslint-enable @typescript-eslint/no-require-imports */
+	return Container.get(Logger) as Warner;
+}
+
+/** Every line n8n's logger would have written at warn level, for checking what is (not) logged. */
+export function captureWarnings(): { lines: string[]; restore: () => void } {
+	const logger = n8nCoreLogger();
+	const lines: string[] = [];
+	const spy = jest.spyOn(logger, 'warn').mockImplementation((message: string) => {
+		lines.push(message);
+	});
+	return { lines, restore: () => spy.mockRestore() };
+}
+
+export const BATCH = '9007199254740993';
+export const SESSION = '18014398509481985';
+
+/** A report in get_status JSON, ids as bare numbers (lossless readers keep their digits). */
+export function jsonReport(fields: Partial<Record<string, string>> = {}): string {
+	const f = {
+		batch_id: BATCH,
+		network_id: '23410',
+		status: 'DELIVRD',
+		msisdn: '447700900001',
+		gateway_session_id: SESSION,
+		delivery_date: '2026-01-15 10:00:05.0',
+		...fields,
+	};
+	return `{"batch_id":${f.batch_id},"network_id":${f.network_id},"status":"${f.status}","msisdn":"${f.msisdn}","gateway_session_id":${f.gateway_session_id},"delivery_date":"${f.delivery_date}"}`;
+}
+
+export function xmlReport(fields: Partial<Record<string, string>> = {}): string {
+	const f = {
+		msisdn: '447700900001',
+		delivery_date: '260115100005',
+		network_id: '23410',
+		status: 'DELIVRD',
+		batch_id: BATCH,
+		gateway_session_id: SESSION,
+		...fields,
+	};
+	return `<delivery_report>${Object.entries(f)
+		.map(([k, v]) => `<${k}>${v}</${k}>`)
+		.join('')}</delivery_report>`;
+}
