@@ -1,5 +1,5 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../shared/domain/body';
 import { readBatchId } from '../shared/domain/batchId';
@@ -12,19 +12,23 @@ import {
 	readState,
 	type BatchFinished,
 	type EmitMode,
+	type FailureKind,
 	type ReportEmission,
 	type WatchOptions,
+	type WatchState,
 	wanted,
 } from '../shared/domain/watch';
 import { asNodeError } from '../shared/items';
-import { fetchReports, serviceSettings } from '../shared/transport';
+import { fetchReports, RequestPace, serviceSettings } from '../shared/transport';
 
 /** Key of the trigger's memory in the node's static data. */
 const STATE_KEY = 'watch';
-/** Requests in flight at once: enough to watch many batches, gentle on the service. */
-const CONCURRENCY = 4;
+/** Requests in flight at once: enough to watch thousands of batches, gentle on the service. */
+const CONCURRENCY = 8;
 /** "Fetch test event" shows sample data; a 100,000-report batch would stall the editor. */
 const SAMPLE_SIZE = 100;
+/** Failing batches named one by one in an error; more are counted. */
+const NAMED_IN_ERROR = 10;
 
 interface Settings extends WatchOptions {
 	format: WireFormat;
@@ -33,9 +37,15 @@ interface Settings extends WatchOptions {
 type Shape = (raw: RawReport) => DeliveryReport;
 
 /**
- * One poll: fetch every unfinished watched batch, compare with the stored state, emit the
- * changes. The new state is stored only after every batch was fetched and every item built,
- * so a failed poll leaves the state as it was and the next one emits what this one missed.
+ * One poll: read every unfinished watched batch, compare with the stored state, emit the
+ * changes. What n8n does with a poll decides the design (docs/decisions.md, "Trigger"):
+ * - items returned are emitted and the static data saved; a poll that throws emits nothing and
+ *   saves nothing; a poll that returns nothing may not be saved either. So the state only moves
+ *   past what is returned, and whatever a quiet poll changes is safe to compute again.
+ * - a batch that cannot be read keeps its state and counts a failure; the batches that were
+ *   read go on. A batch failing again and again (or unknown) is named by throwing, but only in
+ *   a poll with nothing to emit: when the poll has items, it emits them and the next poll throws
+ *   first thing, before reading anything.
  */
 export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const watched = watchedBatchIds.call(this);
@@ -45,24 +55,44 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	if (this.getMode() === 'manual') return await sample.call(this, watched[0], settings, shape);
 
 	const staticData = this.getWorkflowStaticData('node');
-	const startedFrom = JSON.stringify(staticData[STATE_KEY] ?? null);
+	const startedAt = generationOf(staticData[STATE_KEY]);
 	const state = readState(staticData[STATE_KEY]);
-	const fetched = await fetchAll.call(this, batchesToPoll(state, watched), settings.format);
+	if (state.q) {
+		staticData[STATE_KEY] = { ...state, q: undefined, g: state.g + 1 } as unknown as IDataObject;
+		throw failingBatches.call(this, state.q, state, watched.length);
+	}
+	const read = await fetchAll.call(this, batchesToPoll(state, watched), settings.format);
 	// n8n starts a poll on every tick even if the last one is still waiting on the service. If
 	// another poll stored its result meanwhile, this one is stale: emitting it would repeat the
 	// other's items, so it yields and the next poll goes on from the newer state.
-	if (JSON.stringify(staticData[STATE_KEY] ?? null) !== startedFrom) return null;
-	const step = advance(state, watched, fetched, settings);
+	if (generationOf(staticData[STATE_KEY]) !== startedAt) return null;
+	const step = advance(state, watched, read.fetched, settings, read.failed);
 	const items = [
 		...step.reports.map((emission) => reportItem(emission, shape)),
 		...step.finished.map((batch) => summaryItem(batch, settings, shape)),
 	];
-	// The domain module has no logger; what it could not decide safely is worth a line in n8n's log.
-	for (const warning of step.warnings) this.logger.warn(warning);
-	if (JSON.stringify(step.state) !== startedFrom) {
+	const failing = step.failing.map((batchId): [string, string] => [
+		batchId,
+		read.errors.get(batchId)?.message ?? 'could not be read',
+	]);
+	if (items.length > 0) {
+		if (failing.length > 0) step.state.q = failing;
 		staticData[STATE_KEY] = step.state as unknown as IDataObject;
+		return [items];
 	}
-	return items.length > 0 ? [items] : null;
+	if (step.changed) staticData[STATE_KEY] = step.state as unknown as IDataObject;
+	if (failing.length === 0) return null;
+	const [batchId] = failing[0];
+	const error = read.errors.get(batchId);
+	if (failing.length === 1 && error)
+		throw explainFailure(error, batchId, step.state, watched.length);
+	throw failingBatches.call(this, failing, step.state, watched.length);
+}
+
+/** The stored generation, read without decoding the state: -1 when there is none. */
+function generationOf(stored: unknown): number {
+	const g = (stored as { g?: unknown } | null | undefined)?.g;
+	return typeof g === 'number' ? g : -1;
 }
 
 // ---------------------------------------------------------------- parameters
@@ -111,51 +141,93 @@ function watchedBatchIds(this: IPollFunctions): string[] {
 
 // ---------------------------------------------------------------- fetching
 
+interface Read {
+	fetched: Map<string, RawReport[]>;
+	failed: Map<string, FailureKind>;
+	errors: Map<string, NodeApiError | NodeOperationError>;
+}
+
 /**
- * Fetches batches a few at a time. After the first failure no new request starts; the
- * poll then fails as a whole, naming the batch, since a partial result cannot be emitted.
+ * Reads batches a few at a time, sharing one pace (a 429 holds every request of the poll). A
+ * batch that fails is set aside with its error; the others are read all the same.
  */
 async function fetchAll(
 	this: IPollFunctions,
 	batchIds: readonly string[],
 	format: WireFormat,
-): Promise<Map<string, RawReport[]>> {
-	const fetched = new Map<string, RawReport[]>();
-	const failures: unknown[] = [];
+): Promise<Read> {
+	const read: Read = { fetched: new Map(), failed: new Map(), errors: new Map() };
+	const pace = new RequestPace();
 	let next = 0;
 	const worker = async () => {
-		while (failures.length === 0 && next < batchIds.length) {
+		while (next < batchIds.length) {
 			const batchId = batchIds[next++];
 			try {
-				fetched.set(batchId, await fetchReports.call(this, batchId, { format }));
+				read.fetched.set(batchId, await fetchReports.call(this, batchId, { format, pace }));
 			} catch (error) {
-				failures.push(explainFailure.call(this, error, batchId, batchIds.length));
+				const nodeError = asNodeError(this, error);
+				read.errors.set(batchId, nodeError);
+				read.failed.set(batchId, isNotFound(nodeError) ? 'unknown' : 'failed');
 			}
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(CONCURRENCY, batchIds.length) }, worker));
-	if (failures.length > 0) throw failures[0];
-	return fetched;
+	return read;
 }
 
+function isNotFound(error: NodeApiError | NodeOperationError): boolean {
+	return error instanceof NodeApiError && String(error.httpCode) === '404';
+}
+
+/** What the trigger does about a failing batch, for every error it throws. */
+function carryOn(state: WatchState, batchId: string, watched: number): string {
+	const count = state.e?.[batchId] ?? 1;
+	const times = count === 1 ? 'this poll' : `${count} polls in a row`;
+	const others = watched > 1 ? ' The other batches are read and emitted as usual.' : '';
+	return `Batch ${batchId} could not be read in ${times}. Its memory is unchanged, so it is read again next poll and nothing of it is lost or emitted twice.${others}`;
+}
+
+/** One failing batch read in this poll: its own error (HTTP code kept), naming the batch. */
 function explainFailure(
-	this: IPollFunctions,
-	error: unknown,
+	error: NodeApiError | NodeOperationError,
 	batchId: string,
-	polled: number,
+	state: WatchState,
+	watched: number,
 ): Error {
-	const nodeError = asNodeError(this, error);
-	if (!nodeError.message.includes(batchId)) {
-		nodeError.message = `Checking batch ${batchId} failed: ${nodeError.message}`;
+	if (!error.message.includes(batchId)) {
+		error.message = `Checking batch ${batchId} failed: ${error.message}`;
 	}
-	const others = polled > 1 ? ` (one of ${polled} batches checked in this poll)` : '';
-	nodeError.description = [
-		nodeError.description,
-		`Batch ${batchId}${others}. Nothing was emitted and the trigger's memory is unchanged, so the next successful poll emits every change from where it left off.`,
+	error.description = [error.description, carryOn(state, batchId, watched)]
+		.filter(Boolean)
+		.join(' ');
+	return error;
+}
+
+/** Several failing batches, or ones that failed in the last poll: each named with its error. */
+function failingBatches(
+	this: IPollFunctions,
+	failing: ReadonlyArray<[string, string]>,
+	state: WatchState,
+	watched: number,
+): NodeOperationError {
+	const named = failing
+		.slice(0, NAMED_IN_ERROR)
+		.map(([batchId, message]) => `${batchId}: ${message}`);
+	if (failing.length > NAMED_IN_ERROR) named.push(`and ${failing.length - NAMED_IN_ERROR} more`);
+	const message =
+		failing.length === 1
+			? `Checking batch ${failing[0][0]} keeps failing: ${failing[0][1]}`
+			: `${failing.length} watched batches keep failing`;
+	const description = [
+		failing.length === 1 ? carryOn(state, failing[0][0], watched) : named.join('; '),
+		failing.length === 1
+			? ''
+			: 'Their memory is unchanged, so each is read again next poll and nothing of it is lost or emitted twice. The other batches are read and emitted as usual.',
+		'A batch the service does not know (HTTP 404) is most likely a wrong id: remove it from Batch IDs.',
 	]
 		.filter(Boolean)
 		.join(' ');
-	return nodeError;
+	return new NodeOperationError(this.getNode(), message, { description });
 }
 
 // ---------------------------------------------------------------- output

@@ -2,13 +2,16 @@ import {
 	advance,
 	batchesToPoll,
 	decodeNumbers,
-	decodePending,
+	decodeRuns,
 	emptyState,
 	encodeNumbers,
-	encodePending,
-	fingerprint,
+	encodeRuns,
+	failureIsDue,
+	knownCount,
 	MAX_WATCHED_BATCHES,
+	pendingOf,
 	readState,
+	type FailureKind,
 	type StatusReport,
 	type WatchOptions,
 	type WatchState,
@@ -33,8 +36,6 @@ type Poll = Record<string, string>;
 interface Run {
 	/** Per poll: "batch msisdn previous>status" for reports, "batch finished (n)" for summaries. */
 	emitted: string[][];
-	/** Per poll: the warnings returned. */
-	warnings: string[][];
 	state: WatchState;
 }
 
@@ -48,7 +49,6 @@ function run(
 	const full: WatchOptions = { mode: 'changes', statuses: [], emitExisting: false, ...options };
 	let state = from;
 	const emitted: string[][] = [];
-	const warnings: string[][] = [];
 	for (const poll of polls) {
 		const ids = watched ?? Object.keys(poll);
 		const fetched = new Map<string, StatusReport[]>();
@@ -62,10 +62,9 @@ function run(
 			),
 			...step.finished.map((f) => `${f.batchId} finished (${f.reports.length})`),
 		]);
-		warnings.push(step.warnings);
 		state = step.state;
 	}
-	return { emitted, warnings, state };
+	return { emitted, state };
 }
 
 // ---------------------------------------------------------------- compact encoding
@@ -91,96 +90,84 @@ describe('encodeNumbers / decodeNumbers', () => {
 	});
 });
 
-describe('encodePending / decodePending', () => {
-	it.each<[string, Array<[string, string]>, { p: string; x?: Array<[string, string]> }]>([
-		[
-			'ENROUTE plain numbers go into p',
-			[['447700900123', 'ENROUTE']],
-			{ p: (447700900123).toString(36) },
-		],
-		[
-			'a leading zero is kept in x',
-			[['0447700900123', 'ENROUTE']],
-			{ p: '', x: [['0447700900123', 'ENROUTE']] },
-		],
-		[
-			'16 digits would not be exact as a number',
-			[['4477009001234567', 'ENROUTE']],
-			{ p: '', x: [['4477009001234567', 'ENROUTE']] },
-		],
-		[
-			'other pending codes keep their code',
-			[['447700900123', 'QUEUED']],
-			{ p: '', x: [['447700900123', 'QUEUED']] },
-		],
-		['non-digits', [['__proto__', 'ENROUTE']], { p: '', x: [['__proto__', 'ENROUTE']] }],
-	])('%s', (_, entries, encoded) => {
-		expect(encodePending(new Map(entries))).toEqual(encoded);
-		expect(decodePending(encoded)).toEqual(new Map(entries));
+describe('encodeRuns / decodeRuns', () => {
+	it.each<[string, number[], string]>([
+		['no flag', [], ''],
+		['none set', [0, 0, 0], ''],
+		['all set', [1, 1, 1], '0,3'],
+		['alternating', [0, 1, 0, 1], '1,1,1,1'],
+		['trailing zeros left out', [1, 0, 0], '0,1'],
+		['long runs in base 36', [...Array<number>(40).fill(1), 0], '0,14'],
+	])('%s', (_, flags, encoded) => {
+		expect(encodeRuns(Uint8Array.from(flags))).toBe(encoded);
+		expect([...decodeRuns(encoded, flags.length)]).toEqual(flags);
 	});
 });
-
-describe('fingerprint', () => {
-	// Published FNV-1a 32-bit test vectors, and the joining comma.
-	it.each<[string, string[], number | undefined, number]>([
-		['no MSISDN', [], undefined, 0x811c9dc5],
-		['"a"', ['a'], undefined, 0xe40c292c],
-		['"foobar"', ['foobar'], undefined, 0xbf9cf968],
-		['only the first count', ['foobar', '447700900123'], 1, 0xbf9cf968],
-		['MSISDNs joined by commas', ['fo', 'bar'], undefined, fnv1a('fo,bar')],
-	])('%s', (_, msisdns, count, hash) => {
-		expect(fingerprint(msisdns, count)).toBe(hash.toString(36));
-	});
-
-	it('differs when the order differs', () => {
-		expect(fingerprint(['447700900123', '447700900124'])).not.toBe(
-			fingerprint(['447700900124', '447700900123']),
-		);
-	});
-});
-
-/** A plain FNV-1a over a string, to check the comma in between. */
-function fnv1a(text: string): number {
-	let hash = 0x811c9dc5;
-	for (const char of text) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
-	return hash;
-}
 
 describe('readState', () => {
 	it.each<[string, unknown]>([
 		['nothing stored', undefined],
-		['another version', { v: 2, b: {}, f: [] }],
+		['another version', { v: 3, g: 1, b: {}, f: [] }],
 		['not an object', 'watch'],
-		['broken batches', { v: 1, b: [], f: [] }],
-		['a damaged pending list', { v: 1, b: { '1': { n: 2, p: 'a,!' } }, f: [] }],
-		['a negative report count', { v: 1, b: { '1': { n: -1, p: 'a' } }, f: [] }],
-		['a fractional report count', { v: 1, b: { '1': { n: 1.5, p: 'a' } }, f: [] }],
-		['a damaged order fingerprint', { v: 1, b: { '1': { n: 2, p: 'a', h: 'A!' } }, f: [] }],
-		['an order fingerprint that is not text', { v: 1, b: { '1': { n: 2, p: 'a', h: 7 } }, f: [] }],
+		['broken batches', { v: 2, g: 1, b: [], f: [] }],
 	])('starts over for %s', (_, stored) => {
 		expect(readState(stored)).toEqual(emptyState());
 	});
 
 	it('keeps a valid state and drops unreadable entries', () => {
 		const stored = {
-			v: 1,
+			v: 2,
+			g: 7,
 			b: {
-				'1': { n: 2, p: 'a', x: [['07', 'QUEUED'], 'junk'] },
-				'2': { n: 'x' },
-				'4': { n: 1, p: '', h: 'zik0zj' },
-				'5': { n: 1, p: '', h: '' },
+				'1': { k: 'a,1', r: '0,1', o: ['07'], x: [['07', 'QUEUED'], 'junk'] },
+				'2': { k: 'a,!', r: '' },
+				'3': { k: 'a', r: '0,2' },
+				'4': { k: 'a', r: '', d: 1 },
 			},
-			f: ['3', 4],
+			f: ['5', 4],
+			e: { '6': 2, '7': 'x' },
+			q: [['6', 'HTTP 500']],
 		};
 		expect(readState(stored)).toEqual({
-			v: 1,
+			v: 2,
+			g: 7,
 			b: {
-				'1': { n: 2, p: 'a', x: [['07', 'QUEUED']] },
-				'4': { n: 1, p: '', h: 'zik0zj' },
-				'5': { n: 1, p: '', h: '' },
+				'1': { k: 'a,1', r: '0,1', o: ['07'], x: [['07', 'QUEUED']] },
+				'4': { k: 'a', r: '', d: 1 },
 			},
-			f: ['3'],
+			f: ['5'],
+			e: { '6': 2 },
+			q: [['6', 'HTTP 500']],
 		});
+	});
+
+	it('carries the pending numbers of a first-version state over, taking its other reports as handled', () => {
+		const A = '1000000000000000001';
+		const old = {
+			v: 1,
+			b: { [A]: { n: 3, p: encodeNumbers([11]), x: [['012', 'QUEUED']] } },
+			f: [],
+		};
+		const state = readState(old);
+		expect(pendingOf(state.b[A])).toEqual(
+			new Map([
+				['11', 'ENROUTE'],
+				['012', 'QUEUED'],
+			]),
+		);
+		const result = run(
+			{ mode: 'final' },
+			[
+				{ [A]: '10:DELIVRD 11:ENROUTE 012:QUEUED' },
+				{ [A]: '10:DELIVRD 11:DELIVRD 012:UNDELIV 13:DELIVRD' },
+			],
+			undefined,
+			state,
+		);
+		expect(result.emitted).toEqual([
+			[],
+			[`${A} 11 ENROUTE>DELIVRD`, `${A} 012 QUEUED>UNDELIV`, `${A} 13 ->DELIVRD`],
+		]);
 	});
 });
 
@@ -244,15 +231,16 @@ describe('advance', () => {
 			[[], [], [`${A} 12 ENROUTE>UNDELIV`], []],
 		],
 		[
-			'batchFinal: one summary when the last report is final, then the batch is left alone',
+			'batchFinal: one summary once a second read finds every report final, then the batch is left alone',
 			{ mode: 'batchFinal' },
 			[
 				{ [A]: '11:ENROUTE 12:ENROUTE' },
 				{ [A]: '11:DELIVRD 12:ENROUTE' },
 				{ [A]: '11:DELIVRD 12:UNDELIV' },
 				{ [A]: '11:DELIVRD 12:UNDELIV' },
+				{ [A]: '11:DELIVRD 12:UNDELIV' },
 			],
-			[[], [], [`${A} finished (2)`], []],
+			[[], [], [], [`${A} finished (2)`], []],
 		],
 		[
 			'batchFinal: a batch finished before watching is silent by default',
@@ -263,8 +251,8 @@ describe('advance', () => {
 		[
 			'batchFinal with emitExisting: a batch finished before watching is summarised once',
 			{ mode: 'batchFinal', emitExisting: true },
-			[{ [A]: '11:DELIVRD' }, { [A]: '11:DELIVRD' }],
-			[[`${A} finished (1)`], []],
+			[{ [A]: '11:DELIVRD' }, { [A]: '11:DELIVRD' }, { [A]: '11:DELIVRD' }],
+			[[], [`${A} finished (1)`], []],
 		],
 		[
 			'a batch without reports yet is not finished; its reports are new when they come',
@@ -323,6 +311,7 @@ describe('advance', () => {
 		const { state } = run({}, [
 			{ [A]: '11:ENROUTE', [B]: '21:ENROUTE' },
 			{ [A]: '11:DELIVRD', [B]: '21:ENROUTE' },
+			{ [A]: '11:DELIVRD', [B]: '21:ENROUTE' },
 		]);
 		expect(state.f).toEqual([A]);
 		expect(Object.keys(state.b)).toEqual([B]);
@@ -337,8 +326,9 @@ describe('advance', () => {
 			emitExisting: false,
 		});
 		expect(next.state).toEqual({
-			v: 1,
-			b: { '3': { n: 1, p: (31).toString(36), h: fingerprint(['31']) } },
+			v: 2,
+			g: state.g + 1,
+			b: { '3': { k: (31).toString(36), r: '0,1' } },
 			f: [],
 		});
 	});
@@ -350,7 +340,8 @@ describe('advance', () => {
 			statuses: [],
 			emitExisting: false,
 		});
-		expect(next.state).toEqual(state);
+		expect(next.state.b).toEqual(state.b);
+		expect(next.changed).toBe(false);
 		expect(next.reports).toEqual([]);
 	});
 
@@ -377,116 +368,145 @@ describe('advance', () => {
 	});
 });
 
-// ---------------------------------------------------------------- order of the reports
+// ---------------------------------------------------------------- incomplete and reordered answers
 
-describe('advance when the service changes the order of its reports', () => {
+describe('answers that leave reports out, list them later, reorder or page them', () => {
 	const A = '1000000000000000001';
-	const unplaced = (count: number) =>
-		expect.stringMatching(
-			new RegExp(`^Batch ${A}: .*new order.* ${count} final reports could not be placed`),
-		);
 
-	it.each<[string, Partial<WatchOptions>, Poll[], string[][], unknown[][]]>([
+	// Each of these lost a final status, or warned, with the first state version (count + order
+	// fingerprint): a report not seen yet must be emitted when it appears, wherever it appears.
+	it.each<[string, Partial<WatchOptions>, Poll[], string[][]]>([
 		[
-			're-sorted with new pending numbers in front: a report handled earlier is not emitted again',
+			'left out, then listed again already final, in its old place',
+			{ mode: 'final' },
+			[
+				{ [A]: '11:ENROUTE 12:DELIVRD 13:ENROUTE' },
+				{ [A]: '11:ENROUTE 13:ENROUTE 14:DELIVRD' },
+				{ [A]: '11:DELIVRD 12:DELIVRD 13:ENROUTE 14:DELIVRD 15:UNDELIV' },
+			],
+			[[], [`${A} 14 ->DELIVRD`], [`${A} 11 ENROUTE>DELIVRD`, `${A} 15 ->UNDELIV`]],
+		],
+		[
+			'never listed before, then final in the middle of a re-sorted answer',
 			{ mode: 'final' },
 			[
 				{ [A]: '21:DELIVRD 22:ENROUTE' },
-				{ [A]: '10:ENROUTE 11:ENROUTE 21:DELIVRD 22:ENROUTE' },
-				{ [A]: '10:DELIVRD 11:ENROUTE 21:DELIVRD 22:DELIVRD' },
+				{ [A]: '22:ENROUTE 21:DELIVRD' },
+				{ [A]: '10:DELIVRD 21:DELIVRD 22:ENROUTE 23:REJECTD' },
 			],
-			[[], [], [`${A} 10 ENROUTE>DELIVRD`, `${A} 22 ENROUTE>DELIVRD`]],
-			[[], [], []],
+			[[], [], [`${A} 10 ->DELIVRD`, `${A} 23 ->REJECTD`]],
 		],
 		[
 			'reversed, nothing added: only the real change',
 			{ mode: 'final' },
 			[{ [A]: '11:DELIVRD 12:ENROUTE 13:ENROUTE' }, { [A]: '13:ENROUTE 12:DELIVRD 11:DELIVRD' }],
 			[[], [`${A} 12 ENROUTE>DELIVRD`]],
-			[[], []],
 		],
 		[
-			'inserted in the middle of a sorted list while nothing was final: emitted as new',
-			{ mode: 'final' },
-			[{ [A]: '11:ENROUTE 13:ENROUTE' }, { [A]: '11:ENROUTE 12:DELIVRD 13:ENROUTE' }],
-			[[], [`${A} 12 ->DELIVRD`]],
-			[[], []],
-		],
-		[
-			'after a new order, reports appended to it are placed by position again',
+			'one handled and two new final ones in a new order: the two new ones, once',
 			{ mode: 'final' },
 			[
 				{ [A]: '11:DELIVRD 13:ENROUTE' },
-				{ [A]: '13:ENROUTE 11:DELIVRD' },
-				{ [A]: '13:ENROUTE 11:DELIVRD 12:DELIVRD' },
+				{ [A]: '10:DELIVRD 11:DELIVRD 12:UNDELIV 13:ENROUTE' },
+				{ [A]: '13:DELIVRD 12:UNDELIV 11:DELIVRD 10:DELIVRD' },
 			],
-			[[], [], [`${A} 12 ->DELIVRD`]],
-			[[], [], []],
+			[[], [`${A} 10 ->DELIVRD`, `${A} 12 ->UNDELIV`], [`${A} 13 ENROUTE>DELIVRD`]],
 		],
 		[
-			'ambiguous (one was handled, two are final now): none emitted, none twice, a warning',
+			'paged: each answer lists another part of the batch',
+			{ mode: 'changes' },
+			[
+				{ [A]: '11:ENROUTE 12:ENROUTE' },
+				{ [A]: '13:ENROUTE 14:DELIVRD' },
+				{ [A]: '11:DELIVRD 12:ENROUTE' },
+				{ [A]: '13:UNDELIV 14:DELIVRD' },
+			],
+			[
+				[],
+				[`${A} 13 ->ENROUTE`, `${A} 14 ->DELIVRD`],
+				[`${A} 11 ENROUTE>DELIVRD`],
+				[`${A} 13 ENROUTE>UNDELIV`],
+			],
+		],
+		[
+			'an answer that lists every known report as final leaves one out: it still comes',
 			{ mode: 'final' },
 			[
-				{ [A]: '11:DELIVRD 13:ENROUTE' },
-				{ [A]: '10:DELIVRD 11:DELIVRD 13:ENROUTE' },
-				{ [A]: '10:DELIVRD 11:DELIVRD 13:DELIVRD' },
+				{ [A]: '11:ENROUTE 12:ENROUTE' },
+				{ [A]: '11:DELIVRD' },
+				{ [A]: '11:DELIVRD 12:ENROUTE' },
+				{ [A]: '11:DELIVRD 12:UNDELIV' },
 			],
-			[[], [], [`${A} 13 ENROUTE>DELIVRD`]],
-			[[], [unplaced(2)], []],
+			[[], [`${A} 11 ENROUTE>DELIVRD`], [], [`${A} 12 ENROUTE>UNDELIV`]],
 		],
 		[
-			'ambiguous, but the status filter wants none of them: no warning',
-			{ mode: 'final', statuses: ['UNDELIV'] },
-			[{ [A]: '11:DELIVRD 13:ENROUTE' }, { [A]: '10:DELIVRD 11:DELIVRD 13:ENROUTE' }],
-			[[], []],
-			[[], []],
+			'all final on one read, and a new one on the next: the batch is not finished early',
+			{ mode: 'final' },
+			[{ [A]: '11:ENROUTE' }, { [A]: '11:DELIVRD' }, { [A]: '12:REJECTD 11:DELIVRD' }],
+			[[], [`${A} 11 ENROUTE>DELIVRD`], [`${A} 12 ->REJECTD`]],
 		],
-		[
-			'ambiguous under Batch Finished: the summary lists every report, no warning',
-			{ mode: 'batchFinal' },
-			[
-				{ [A]: '11:DELIVRD 13:ENROUTE' },
-				{ [A]: '10:DELIVRD 11:DELIVRD 13:ENROUTE' },
-				{ [A]: '10:DELIVRD 11:DELIVRD 13:DELIVRD' },
-			],
-			[[], [], [`${A} finished (3)`]],
-			[[], [], []],
-		],
-	])('%s', (_, options, polls, emitted, warnings) => {
-		const result = run(options, polls);
-		expect(result.emitted).toEqual(emitted);
-		expect(result.warnings).toEqual(warnings);
+	])('%s', (_, options, polls, emitted) => {
+		expect(run(options, polls).emitted).toEqual(emitted);
 	});
 
-	it('a state stored before the fingerprint existed trusts positions, as it did, then gains one', () => {
-		const old: WatchState = { v: 1, b: { [A]: { n: 2, p: encodeNumbers([11]) } }, f: [] };
-		const result = run(
+	it('remembers every destination while the batch is unfinished, and nothing once it is', () => {
+		const first = run({ mode: 'final' }, [{ [A]: '11:DELIVRD 12:ENROUTE 012:ENROUTE' }]);
+		expect(knownCount(first.state.b[A])).toBe(3);
+		expect(pendingOf(first.state.b[A])).toEqual(
+			new Map([
+				['12', 'ENROUTE'],
+				['012', 'ENROUTE'],
+			]),
+		);
+		const done = run(
 			{ mode: 'final' },
-			[{ [A]: '12:DELIVRD 11:ENROUTE 13:DELIVRD' }, { [A]: '12:DELIVRD 11:DELIVRD 13:DELIVRD' }],
+			[{ [A]: '11:DELIVRD 12:DELIVRD 012:DELIVRD' }, { [A]: '11:DELIVRD 12:DELIVRD 012:DELIVRD' }],
 			undefined,
-			old,
+			first.state,
 		);
-		// 12 is within the first n = 2: handled before; 13 is after them: new.
-		expect(result.emitted).toEqual([[`${A} 13 ->DELIVRD`], [`${A} 11 ENROUTE>DELIVRD`]]);
-		const afterFirst = run(
-			{ mode: 'final' },
-			[{ [A]: '12:DELIVRD 11:ENROUTE 13:DELIVRD' }],
-			[A],
-			old,
+		expect(done.state.b).toEqual({});
+		expect(done.state.f).toEqual([A]);
+	});
+});
+
+// ---------------------------------------------------------------- failures
+
+describe('failed reads', () => {
+	const A = '1000000000000000001';
+	const B = '1000000000000000002';
+	const options: WatchOptions = { mode: 'final', statuses: [], emitExisting: false };
+
+	function failing(state: WatchState, kind: FailureKind = 'failed') {
+		return advance(
+			state,
+			[A, B],
+			new Map([[B, reportsOf('21:ENROUTE')]]),
+			options,
+			new Map([[A, kind]]),
 		);
-		expect(afterFirst.state.b[A]).toEqual({
-			n: 3,
-			p: encodeNumbers([11]),
-			h: fingerprint(['12', '11', '13']),
-		});
+	}
+
+	it('count per batch, leave its state as it was, and are due at 3, 6, 12… in a row', () => {
+		let state = run({}, [{ [A]: '11:ENROUTE', [B]: '21:ENROUTE' }]).state;
+		const before = state.b[A];
+		const due: boolean[] = [];
+		for (let poll = 1; poll <= 12; poll++) {
+			const step = failing(state);
+			due.push(step.failing.includes(A));
+			state = step.state;
+		}
+		expect(state.b[A]).toBe(before);
+		expect(state.e).toEqual({ [A]: 12 });
+		expect(due.map((d, i) => (d ? i + 1 : 0)).filter(Boolean)).toEqual([3, 6, 12]);
+		const read = advance(state, [A, B], new Map([[A, reportsOf('11:DELIVRD')]]), options);
+		expect(read.state.e).toBeUndefined();
+		expect(read.reports.map((e) => e.report.msisdn)).toEqual(['11']);
 	});
 
-	it('an answer missing a known number keeps the known order until it is complete again', () => {
-		const { state } = run({ mode: 'final' }, [
-			{ [A]: '11:ENROUTE 12:ENROUTE' },
-			{ [A]: '11:DELIVRD' },
-		]);
-		expect(state.b[A]).toEqual({ n: 2, p: encodeNumbers([12]), h: fingerprint(['11', '12']) });
+	it('an unknown batch is due at once', () => {
+		expect(failureIsDue(1, 'unknown')).toBe(true);
+		expect(failureIsDue(1, 'failed')).toBe(false);
+		expect(failing(run({}, [{ [B]: '21:ENROUTE' }], [A, B]).state, 'unknown').failing).toEqual([A]);
 	});
 });
 
@@ -502,66 +522,57 @@ describe('exactly once over generated histories', () => {
 		[seed, 'shuffled'] as const,
 	]);
 
-	it.each(runs)(
-		'seed %i, %s: every status change is emitted once, none lost, no warning',
-		(seed, order) => {
-			const next = seeded(seed);
-			const arrange = <T>(list: T[]) => (order === 'shuffled' ? shuffle(list, next) : list);
-			const batches = ['1', '2', '3'];
-			// Each message moves ENROUTE → maybe QUEUED → a final status at random times.
-			const timeline = new Map<
-				string,
-				Array<{ msisdn: string; at: number[]; statuses: string[] }>
-			>();
-			for (const batchId of batches) {
-				const messages = Array.from({ length: 20 }, (_, i) => {
-					const statuses = [
-						'ENROUTE',
-						...(next() < 0.3 ? ['QUEUED'] : []),
-						FINALS[Math.floor(next() * FINALS.length)],
-					];
-					const at = statuses.map((_, step) => (step === 0 ? 0 : Math.floor(next() * 30)));
-					at.sort((x, y) => x - y);
-					return { msisdn: String(447700900000 + i * 7), at, statuses };
-				});
-				timeline.set(batchId, messages);
+	it.each(runs)('seed %i, %s: every status change is emitted once, none lost', (seed, order) => {
+		const next = seeded(seed);
+		const arrange = <T>(list: T[]) => (order === 'shuffled' ? shuffle(list, next) : list);
+		const batches = ['1', '2', '3'];
+		// Each message moves ENROUTE → maybe QUEUED → a final status at random times.
+		const timeline = new Map<string, Array<{ msisdn: string; at: number[]; statuses: string[] }>>();
+		for (const batchId of batches) {
+			const messages = Array.from({ length: 20 }, (_, i) => {
+				const statuses = [
+					'ENROUTE',
+					...(next() < 0.3 ? ['QUEUED'] : []),
+					FINALS[Math.floor(next() * FINALS.length)],
+				];
+				const at = statuses.map((_, step) => (step === 0 ? 0 : Math.floor(next() * 30)));
+				at.sort((x, y) => x - y);
+				return { msisdn: String(447700900000 + i * 7), at, statuses };
+			});
+			timeline.set(batchId, messages);
+		}
+		const statusAt = (m: { at: number[]; statuses: string[] }, t: number) =>
+			m.statuses[m.at.filter((when) => when <= t).length - 1];
+		const options: WatchOptions = { mode: 'changes', statuses: [], emitExisting: true };
+		let state = emptyState();
+		const seen: string[] = [];
+		for (let t = 0; t <= 35; t += 1 + Math.floor(next() * 3)) {
+			const fetched = new Map<string, StatusReport[]>();
+			for (const batchId of batchesToPoll(state, batches)) {
+				// A failed poll: no state change at all. From t = 30 on, when every message is
+				// final, polls succeed, so that the last outcome is seen.
+				const failed = next() < 0.2 && t < 30;
+				if (failed) continue;
+				fetched.set(
+					batchId,
+					arrange(
+						timeline.get(batchId)!.map((m) => ({ msisdn: m.msisdn, status: statusAt(m, t) })),
+					),
+				);
 			}
-			const statusAt = (m: { at: number[]; statuses: string[] }, t: number) =>
-				m.statuses[m.at.filter((when) => when <= t).length - 1];
-			const options: WatchOptions = { mode: 'changes', statuses: [], emitExisting: true };
-			let state = emptyState();
-			const seen: string[] = [];
-			const warnings: string[] = [];
-			for (let t = 0; t <= 35; t += 1 + Math.floor(next() * 3)) {
-				const fetched = new Map<string, StatusReport[]>();
-				for (const batchId of batchesToPoll(state, batches)) {
-					// A failed poll: no state change at all. From t = 30 on, when every message is
-					// final, polls succeed, so that the last outcome is seen.
-					const failed = next() < 0.2 && t < 30;
-					if (failed) continue;
-					fetched.set(
-						batchId,
-						arrange(
-							timeline.get(batchId)!.map((m) => ({ msisdn: m.msisdn, status: statusAt(m, t) })),
-						),
-					);
-				}
-				if (fetched.size < batchesToPoll(state, batches).length) continue;
-				const step = advance(state, batches, fetched, options);
-				seen.push(...step.reports.map((e) => `${e.batchId}:${e.report.msisdn}:${e.report.status}`));
-				warnings.push(...step.warnings);
-				state = step.state;
-			}
-			expect(new Set(seen).size).toBe(seen.length);
-			expect(warnings).toEqual([]);
-			// Every final status was emitted (all messages are final by t = 30).
-			for (const [batchId, messages] of timeline) {
-				for (const m of messages)
-					expect(seen).toContain(`${batchId}:${m.msisdn}:${m.statuses[m.statuses.length - 1]}`);
-			}
-			expect(state.f.sort()).toEqual(batches);
-		},
-	);
+			if (fetched.size < batchesToPoll(state, batches).length) continue;
+			const step = advance(state, batches, fetched, options);
+			seen.push(...step.reports.map((e) => `${e.batchId}:${e.report.msisdn}:${e.report.status}`));
+			state = step.state;
+		}
+		expect(new Set(seen).size).toBe(seen.length);
+		// Every final status was emitted (all messages are final by t = 30).
+		for (const [batchId, messages] of timeline) {
+			for (const m of messages)
+				expect(seen).toContain(`${batchId}:${m.msisdn}:${m.statuses[m.statuses.length - 1]}`);
+		}
+		expect(state.f.sort()).toEqual(batches);
+	});
 });
 
 /** Fisher-Yates with the test's seeded random numbers. */
@@ -589,6 +600,6 @@ describe('static data size', () => {
 		});
 		const bytes = Buffer.byteLength(JSON.stringify(step.state));
 		expect(bytes / reports.length).toBeLessThan(5);
-		expect(decodePending(step.state.b['1']).size).toBe(100_000);
+		expect(pendingOf(step.state.b['1']).size).toBe(100_000);
 	});
 });
