@@ -1,0 +1,70 @@
+/**
+ * Peak memory of Get Status over an XML answer of 100,000 reports, against a raw client that
+ * fetches the same data as JSON and JSON.parses it. Each runs in a child process of its own
+ * (peak RSS is per process), and both load the same modules first, so that what differs is
+ * the work.
+ */
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+
+import type { Figure } from './figures';
+import { jsonAnswer, startReplay, xmlAnswer } from './replay';
+import { BATCH, REPORTS_100K } from './status';
+
+const RUNS = 3;
+
+export async function figures(): Promise<Figure[]> {
+	const replay = await startReplay();
+	const spec = { batchId: BATCH, count: REPORTS_100K, finalShare: 0.8 };
+	const xml = xmlAnswer(spec);
+	const json = jsonAnswer(spec);
+	try {
+		const peak = async (mode: 'engine' | 'raw') => {
+			replay.set(BATCH, mode === 'engine' ? xml : json);
+			const peaks: number[] = [];
+			for (let run = 0; run < RUNS; run++) peaks.push(await childPeakMb(mode, replay.baseUrl));
+			return peaks;
+		};
+		const measured = await peak('engine');
+		const baseline = await peak('raw');
+		return [
+			{
+				scenario: 'rss_status_xml_100k',
+				label: 'Peak RSS, Get Status 100,000 reports XML vs raw client',
+				measured,
+				baseline,
+				unit: 'MB',
+			},
+		];
+	} finally {
+		await replay.stop();
+	}
+}
+
+/** Runs this file as a child in `mode` and reads the peak RSS it reports. */
+async function childPeakMb(mode: string, baseUrl: string): Promise<number> {
+	// Asynchronously: the replay server that answers the child runs in this process.
+	return await new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, ['--import', 'tsx', __filename, mode, baseUrl], {
+			cwd: path.resolve(__dirname, '..'),
+			stdio: ['ignore', 'pipe', 'inherit'],
+		});
+		let out = '';
+		child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+		child.on('error', reject);
+		child.on('close', (code) => {
+			const mb = /peak (\d+(?:\.\d+)?)/.exec(out);
+			if (code !== 0 || !mb) reject(new Error(`bench: memory child failed (${code}): ${out}`));
+			else resolve(Number(mb[1]));
+		});
+	});
+}
+
+async function child(mode: string, baseUrl: string): Promise<void> {
+	const { getStatus, rawClient } = await import('./status');
+	if (mode === 'engine') await getStatus({ baseUrl }, 'xml', 'UTC');
+	else await rawClient({ baseUrl });
+	console.log(`peak ${(process.resourceUsage().maxRSS / 1024).toFixed(1)}`);
+}
+
+if (require.main === module) void child(process.argv[2], process.argv[3]);

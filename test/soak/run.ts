@@ -1,0 +1,57 @@
+/**
+ * npm run soak: the full fault campaigns, printed as a table, and as the last line exactly
+ * `soak: <N> destinations, <a> accepted twice, <l> lost; trigger: <P> polls, <d> duplicates, <m> missed`.
+ * Exits 1 when any of those counts is not zero.
+ */
+import { FULL, runSoak, summaryLine, type SoakResult } from './soak';
+
+function table(result: SoakResult): string[] {
+	const rows = result.sends.map((run) =>
+		[
+			`send ${run.shape}${run.continueOnFail ? ', continue on fail' : ''}`.padEnd(34),
+			run.destinations,
+			run.rounds,
+			run.batches,
+			run.accepted,
+			run.unknown,
+			run.notSent,
+			run.acceptedTwice,
+			run.lost,
+			run.misreported,
+		].join('\t'),
+	);
+	const t = result.trigger;
+	return [
+		[
+			'campaign'.padEnd(34),
+			'dests',
+			'rounds',
+			'batches',
+			'accepted',
+			'unknown',
+			'not sent',
+			'twice',
+			'lost',
+			'misreported',
+		].join('\t'),
+		...rows,
+		'',
+		`trigger: ${t.batches} batches, ${t.destinations} destinations, ${t.polls} polls (${t.failedPolls} failed), ${t.restarts} restarts, ${t.overlaps} overlapping pairs`,
+		`         ${t.emitted} emitted, ${t.duplicates} duplicates, ${t.missed} missed`,
+		`faults injected by the proxy: ${Object.entries(result.faults)
+			.map(([kind, count]) => `${kind} ${count}`)
+			.join(', ')} (plus the sandbox's own ~12% on sends)`,
+	];
+}
+
+async function main(): Promise<void> {
+	const started = Date.now();
+	const result = await runSoak(FULL);
+	for (const row of table(result)) console.log(row);
+	console.log(`took ${((Date.now() - started) / 1000).toFixed(0)} s`);
+	const line = summaryLine(result);
+	console.log(line);
+	if (!/ 0 accepted twice, 0 lost; .* 0 duplicates, 0 missed$/.test(line)) process.exitCode = 1;
+}
+
+void main();

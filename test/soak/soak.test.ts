@@ -1,0 +1,42 @@
+/** The short, seeded version of npm run soak: the same campaigns, smaller. */
+import { runSoak, SHORT, summaryLine, type SoakResult } from './soak';
+
+let result: SoakResult;
+
+beforeAll(async () => {
+	result = await runSoak(SHORT);
+}, 240_000);
+
+it('accepts no destination twice and loses none, in every send campaign', () => {
+	for (const run of result.sends) {
+		expect({
+			shape: run.shape,
+			continueOnFail: run.continueOnFail,
+			twice: run.acceptedTwice,
+			lost: run.lost,
+			misreported: run.misreported,
+		}).toEqual({
+			shape: run.shape,
+			continueOnFail: run.continueOnFail,
+			twice: 0,
+			lost: 0,
+			misreported: 0,
+		});
+		expect(run.accepted + run.unknown + run.notSent).toBe(run.destinations);
+	}
+});
+
+it('emits every final status exactly once through faults, restarts and overlapping polls', () => {
+	expect(result.trigger.failedPolls).toBeGreaterThan(0);
+	expect(result.trigger.restarts).toBeGreaterThan(0);
+	expect({ duplicates: result.trigger.duplicates, missed: result.trigger.missed }).toEqual({
+		duplicates: 0,
+		missed: 0,
+	});
+});
+
+it('ends with the line the soak prints', () => {
+	expect(summaryLine(result)).toMatch(
+		/^soak: 800 destinations, 0 accepted twice, 0 lost; trigger: \d+ polls, 0 duplicates, 0 missed$/,
+	);
+});
