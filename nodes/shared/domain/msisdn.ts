@@ -215,7 +215,7 @@ function describeValue(value: unknown): { text: string; kind: string } {
 	return { text: asJson(value, 'an object'), kind: 'an object' };
 }
 
-function isDate(value: object): boolean {
+function isDate(value: unknown): boolean {
 	try {
 		return Object.prototype.toString.call(value) === '[object Date]';
 	} catch {
