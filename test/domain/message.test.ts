@@ -1,4 +1,9 @@
-import { creditsFor, measureMessage, type MessageMeasure } from '../../nodes/shared/domain/message';
+import {
+	creditsFor,
+	measureMessage,
+	smartEncode,
+	type MessageMeasure,
+} from '../../nodes/shared/domain/message';
 
 const a = (n: number) => 'a'.repeat(n);
 const u = (n: number) => 'ж'.repeat(n); // Cyrillic: outside GSM-7, one UTF-16 unit
@@ -76,5 +81,41 @@ describe('creditsFor', () => {
 		['no destinations cost nothing', a(10), 0, 0],
 	])('%s', (_name, text, destinations, credits) => {
 		expect(creditsFor(measureMessage(text), destinations)).toBe(credits);
+	});
+});
+
+describe('smartEncode', () => {
+	it.each([
+		['curly quotes', 'It’s “fine”', 'It\'s "fine"'],
+		['dashes and minus', 'a–b—c−d', 'a-b-c-d'],
+		['ellipsis', 'wait…', 'wait...'],
+		['no-break and thin spaces, tab', 'a\u00a0b\u2009c\td', 'a b c d'],
+		['zero-width and soft hyphen vanish', 'a\u200bb\u00adc\ufeff', 'abc'],
+		['GSM extension kept', '“€5”', '"€5"'],
+	])('replaces %s', (_name, text, plain) => {
+		expect(smartEncode(text)?.text).toBe(plain);
+		expect(measureMessage(plain).encoding).toBe('GSM-7');
+	});
+
+	it.each([
+		['already GSM-7', 'Hello "you"'],
+		['an emoji keeps it UCS-2', 'It’s 😀'],
+		['Cyrillic keeps it UCS-2', '‘ж’'],
+		['accented letters are not look-alikes', 'garçon ’'],
+	])('leaves alone: %s', (_name, text) => {
+		expect(smartEncode(text)).toBeUndefined();
+	});
+
+	it('says what it replaced and how often', () => {
+		expect(smartEncode('’a’ …')?.replaced).toEqual([
+			{ character: '’', with: "'", count: 2 },
+			{ character: '…', with: '...', count: 1 },
+		]);
+	});
+
+	it('saves parts: smart quotes can triple the cost', () => {
+		const text = `“${'a'.repeat(150)}”`;
+		expect(measureMessage(text).parts).toBe(3);
+		expect(measureMessage(smartEncode(text)?.text ?? '').parts).toBe(1);
 	});
 });
