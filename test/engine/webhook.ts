@@ -38,6 +38,8 @@ export interface WebhookSpec extends EngineOptions {
 	node: INode;
 	/** The workflow's saved static data. Pass the same object to see it change between calls. */
 	staticData?: IDataObject;
+	/** Port to listen on (to come back where a receiver was); default any free one. */
+	port?: number;
 }
 
 export interface WebhookCall {
@@ -72,7 +74,7 @@ export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServ
 			},
 		);
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	await new Promise<void>((resolve) => server.listen(spec.port ?? 0, '127.0.0.1', resolve));
 	const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 	const path = webhookDescriptions(spec)[0].path;
 	return {

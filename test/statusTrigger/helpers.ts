@@ -31,6 +31,7 @@ export interface TriggerOptions {
 	/** The credential's time zone; no credential at all when undefined. */
 	timeZone?: string;
 	staticData?: IDataObject;
+	port?: number;
 }
 
 export async function startTrigger(options: TriggerOptions = {}): Promise<WebhookServer> {
@@ -39,6 +40,7 @@ export async function startTrigger(options: TriggerOptions = {}): Promise<Webhoo
 		node: triggerNode(options.parameters, withCredential),
 		nodeTypes: { [STATUS_TRIGGER]: new BulkSmsStatusTrigger() },
 		staticData: options.staticData,
+		port: options.port,
 		...(withCredential
 			? {
 					credentials: {
