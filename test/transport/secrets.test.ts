@@ -1,0 +1,74 @@
+/**
+ * Secret blanking on its own (nodes/shared/transport/secrets.ts): every common escaping of a
+ * password, and mixes of them, is blanked; text that is not the secret is left alone.
+ */
+import { blankSecrets, secretsOf, withoutUserinfo } from '../../nodes/shared/transport/secrets';
+import { passwordForms } from './forms';
+
+// A space, a slash, a quote, an ampersand, a plus, a '<' and an 'é': each escaping differs.
+const PASSWORD = 'pw Secret/47"&+é<11';
+const SECRETS = secretsOf({ username: 'alice', password: PASSWORD });
+
+const PASSWORD_FORMS = passwordForms('alice', PASSWORD);
+
+describe('blankSecrets', () => {
+	it.each(PASSWORD_FORMS)('blanks the password written %s', (_name, form) => {
+		const text = `echo: [${form}] end`;
+		expect(blankSecrets(text, SECRETS)).toMatch(/^echo: \[\*\*\*=?\] end$/);
+	});
+
+	it.each([
+		['text without the secret', 'HTTP 500: {"error":"internal"}'],
+		['a prefix of it', 'pw Secret/47'],
+		['the user name', 'alice'],
+		['escapes that decode to something else', '%41\\u0042&#67;+&amp;'],
+	])('leaves %s alone', (_name, text) => {
+		expect(blankSecrets(text, SECRETS)).toBe(text);
+	});
+
+	it('blanks every occurrence, and text around them stays', () => {
+		expect(blankSecrets(`a${PASSWORD}b${encodeURIComponent(PASSWORD)}c`, SECRETS)).toBe(
+			'a***b***c',
+		);
+	});
+
+	it('reads a plus as itself or as a space, a percent escape as itself or decoded', () => {
+		const plus = secretsOf({ password: 'a+b c%41' });
+		expect(blankSecrets('x a+b+c%41 y', plus)).toBe('x *** y');
+		expect(blankSecrets('x a%2Bb%20c%2541 y', plus)).toBe('x *** y');
+	});
+
+	it('reads a character outside the BMP in each escaping', () => {
+		const emoji = secretsOf({ password: 'k😀y' });
+		for (const form of [
+			'k😀y',
+			encodeURIComponent('k😀y'),
+			'k\\ud83d\\ude00y',
+			'k&#x1F600;y',
+			'k&#128512;y',
+		]) {
+			expect(blankSecrets(`<${form}>`, emoji)).toBe('<***>');
+		}
+	});
+
+	it('blanks nothing without a password', () => {
+		expect(secretsOf({ username: 'alice', password: '' })).toEqual([]);
+		expect(blankSecrets('alice:', [])).toBe('alice:');
+	});
+});
+
+describe('a Base URL with user:password@', () => {
+	it.each([
+		['http://alice:pw@sms.example.com', 'http://***@sms.example.com'],
+		['ftp://alice:p/w?x#y@sms.example.com/x', 'ftp://***@sms.example.com/x'],
+		['alice:pw@sms.example.com', '***@sms.example.com'],
+		['https://sms.example.com/path', 'https://sms.example.com/path'],
+	])('%s is shown as %s', (url, shown) => {
+		expect(withoutUserinfo(url)).toBe(shown);
+	});
+
+	it('makes its password a secret, decoded', () => {
+		const secrets = secretsOf({ baseUrl: 'http://alice:p%2Fw%20x@host' });
+		expect(blankSecrets('echo p/w x and p%2Fw+x', secrets)).toBe('echo *** and ***');
+	});
+});
