@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Send } from './plan';
+import { itemOf, type Send } from './plan';
 import type { Failure, RequestResult, SendResults } from './run';
 
 const FEW = 5;
@@ -43,7 +43,7 @@ function entriesOf({ send, results }: SendResults): Entry[] {
 		const batchId = 'response' in result ? result.response?.batch_id : undefined;
 		const byItem = new Map<number, string[]>();
 		for (const destination of send.chunks[index]) {
-			const item = send.sources.get(destination) ?? send.items[0];
+			const item = itemOf(send, destination);
 			const list = byItem.get(item);
 			if (list) list.push(destination);
 			else byItem.set(item, [destination]);
@@ -101,7 +101,7 @@ function count1(t: Tally, send: Send, result: RequestResult, destinations: strin
 		case 'not attempted':
 			t.notAttempted += destinations.length;
 			for (const destination of destinations) {
-				t.notAttemptedItems.add(send.sources.get(destination) ?? send.items[0]);
+				t.notAttemptedItems.add(itemOf(send, destination));
 			}
 			return;
 		default:

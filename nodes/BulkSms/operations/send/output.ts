@@ -4,7 +4,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { creditsFor } from '../../../shared/domain/message';
 import { pairedWith } from '../../../shared/items';
 import { explainRequest } from './accounting';
-import { DUPLICATE, OPTED_OUT, type Send } from './plan';
+import { DUPLICATE, itemOf, OPTED_OUT, type Send } from './plan';
 import type { RequestResult, SendResults } from './run';
 
 function messageFields(send: Send, destinations: number): IDataObject {
@@ -66,9 +66,9 @@ function nothingToSend(send: Send): INodeExecutionData {
 
 /** The chunk's items; the first chunk also answers for items none of whose numbers went out. */
 function pairedItems(send: Send, index: number): number[] {
-	const items = send.chunks[index].map((destination) => send.sources.get(destination) as number);
+	const items = send.chunks[index].map((destination) => itemOf(send, destination));
 	if (index > 0) return items;
-	const sending = new Set(send.sources.values());
+	const sending = new Set(send.sources.size > 0 ? send.sources.values() : [send.items[0]]);
 	return [...items, ...send.items.filter((item) => !sending.has(item))];
 }
 
@@ -139,7 +139,7 @@ export function destinationRows({
 	for (const [index, result] of results.entries()) {
 		const fields = rowFields(result);
 		for (const msisdn of send.chunks[index]) {
-			const item = send.sources.get(msisdn) as number;
+			const item = itemOf(send, msisdn);
 			rows.push({ item, json: { msisdn, ...fields, ...perNumber }, pairedItem: { item } });
 		}
 	}

@@ -54,7 +54,7 @@ export interface Send {
 	validity: Validity | undefined;
 	format: WireFormat;
 	destinations: string[];
-	/** The item each destination came from, for pairedItem. */
+	/** The item each destination came from, for pairedItem; empty for a send of one item. */
 	sources: Map<string, number>;
 	skipped: Skipped[];
 	duplicates: number;
@@ -329,7 +329,13 @@ function sendOf(this: IExecuteFunctions, group: ItemSend[], combined: boolean): 
 		duplicates: 0,
 		chunks: [],
 	};
-	for (const itemSend of group) merge(send, itemSend);
+	if (group.length === 1) {
+		// One item: its numbers are deduplicated already and all come from it (no map to build
+		// for 100,000 numbers).
+		send.destinations = first.destinations;
+		send.skipped = first.skipped;
+		send.duplicates = first.duplicates;
+	} else for (const itemSend of group) merge(send, itemSend);
 	if (combined) checkDestinations.call(this, send, first.onInvalid, first.item);
 	send.chunks = chunk(send.destinations, first.maxPerRequest);
 	return send;
@@ -354,6 +360,11 @@ function merge(send: Send, itemSend: ItemSend): void {
 		send.sources.set(destination, itemSend.item);
 		send.destinations.push(destination);
 	}
+}
+
+/** The input item a destination of this send came from. */
+export function itemOf(send: Send, destination: string): number {
+	return send.sources.get(destination) ?? send.items[0];
 }
 
 function checkSameMessage(this: IExecuteFunctions, group: ItemSend[]): void {

@@ -7,7 +7,7 @@ import { NodeApiError, type IExecuteFunctions, type NodeOperationError } from 'n
 import type { SendResponse } from '../../../shared/domain/responses';
 import { asNodeError } from '../../../shared/items';
 import { RequestPace, sendBatch, SendOutcomeUnknownError } from '../../../shared/transport';
-import type { Send } from './plan';
+import { itemOf, type Send } from './plan';
 
 export type Failure = NodeApiError | NodeOperationError;
 
@@ -80,7 +80,7 @@ async function sendChunk(
 	pace: RequestPace,
 ): Promise<RequestResult> {
 	const destinations = send.chunks[index];
-	const itemIndex = send.sources.get(destinations[0]) ?? send.items[0];
+	const itemIndex = itemOf(send, destinations[0]);
 	try {
 		const response = await sendBatch.call(
 			this,
