@@ -192,15 +192,16 @@ export function zonedWallClockToInstant(wall: WallClock, timeZone: string): Date
 /** zonedWallClockToInstant on a wall time in milliseconds. */
 function wallToInstant(wall: WallTime, timeZone: string): number {
 	if (timeZone === 'UTC') return wall;
+	const days = daysOf(timeZone);
 	// No zone changes its offset twice within two days, so the offsets a day either side are
 	// the only candidates, and when they agree the offset holds all along (the common case).
-	const before = offsetAt(wall - DAY, timeZone);
-	const after = offsetAt(wall + DAY, timeZone);
+	const before = offsetIn(days, wall - DAY, timeZone);
+	const after = offsetIn(days, wall + DAY, timeZone);
 	if (before === after) return wall - before;
 	const first = wall - before;
 	const second = wall - after;
-	const firstMatches = first + offsetAt(first, timeZone) === wall;
-	const secondMatches = second + offsetAt(second, timeZone) === wall;
+	const firstMatches = first + offsetIn(days, first, timeZone) === wall;
+	const secondMatches = second + offsetIn(days, second, timeZone) === wall;
 	if (firstMatches && secondMatches) return Math.min(first, second);
 	if (secondMatches) return second;
 	// Either it matches or the clocks never show `wall` (a gap): the offset in force before
@@ -263,8 +264,12 @@ function isoLocal(ms: number): string {
 /** Milliseconds to add to UTC to get the wall clock of `timeZone` at `instant`. */
 export function offsetAt(instant: number, timeZone: string): number {
 	if (timeZone === 'UTC') return 0; // the default zone: no lookup at all
+	return offsetIn(daysOf(timeZone), instant, timeZone);
+}
+
+/** offsetAt, given the zone's remembered days (looked up once by callers that ask often). */
+function offsetIn(days: Map<number, ZoneDay>, instant: number, timeZone: string): number {
 	const index = Math.floor(instant / DAY);
-	const days = daysOf(timeZone);
 	let day = days.get(index);
 	if (day === undefined) {
 		day = measureDay(index, timeZone);
