@@ -1,0 +1,139 @@
+/**
+ * The transport's error wording on its own (nodes/shared/transport/errors.ts): each failure's
+ * message and class, for a send and for a read, and no secret in any of its texts.
+ */
+import type { INode } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import {
+	badBaseUrl,
+	networkFailure,
+	SendOutcomeUnknownError,
+	statusFailure,
+	tooLarge,
+	tooSlow,
+	unreadableAnswer,
+	type Reporter,
+} from '../../nodes/shared/transport/errors';
+import { secretsOf } from '../../nodes/shared/transport/secrets';
+
+const node: INode = {
+	id: 'n',
+	name: 'Bulk SMS',
+	type: 'n8n-nodes-bulk-sms.bulkSms',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+const PASSWORD = 's3cr/t pw';
+const secrets = secretsOf({ username: 'alice', password: PASSWORD });
+const reporter = (call: Reporter['call']): Reporter => ({
+	node,
+	call,
+	shownBaseUrl: 'https://sms.example.com',
+	secrets,
+});
+const SEND = reporter({ kind: 'send' });
+const READ = reporter({ kind: 'status', batchId: '123' });
+const echo = `{"error":"denied for ${encodeURIComponent(PASSWORD)}"}`;
+
+describe('each failure, for a send and for a read', () => {
+	it.each<[string, (r: Reporter) => NodeApiError, string, boolean]>([
+		// name, failure, message for a read, a send's outcome is unknown
+		[
+			'401',
+			(r) => statusFailure(r, { statusCode: 401, body: echo }),
+			'The service refused the credentials (HTTP 401)',
+			false,
+		],
+		[
+			'429',
+			(r) => statusFailure(r, { statusCode: 429, body: echo }),
+			'The service is rate limiting requests (HTTP 429)',
+			false,
+		],
+		[
+			'500',
+			(r) => statusFailure(r, { statusCode: 500, body: echo }),
+			'The service failed (HTTP 500)',
+			true,
+		],
+		[
+			'503',
+			(r) => statusFailure(r, { statusCode: 503, body: echo }),
+			'The service failed (HTTP 503)',
+			false,
+		],
+		[
+			'418',
+			(r) => statusFailure(r, { statusCode: 418, body: echo }),
+			'The service answered HTTP 418',
+			false,
+		],
+		[
+			'an unreadable 200',
+			(r) => unreadableAnswer(r, { statusCode: 200, body: echo }, 'it is neither JSON nor XML'),
+			"The service's answer could not be read: it is neither JSON nor XML",
+			true,
+		],
+		[
+			'a refused connection',
+			(r) => networkFailure(r, 'ECONNREFUSED'),
+			'Cannot reach the Bulk SMS service',
+			false,
+		],
+		[
+			'too slow',
+			(r) => tooSlow(r, 60_000),
+			'The service was too slow: no complete answer within 60 s',
+			true,
+		],
+		[
+			'too large',
+			(r) => tooLarge(r, 200, 256 * 1024 * 1024),
+			"The service's answer is larger than 256 MB: it was not read",
+			true,
+		],
+	])('%s', (_name, fail, message, unknownForSend) => {
+		const read = fail(READ);
+		expect(read.message).toBe(message);
+		expect(read).not.toBeInstanceOf(SendOutcomeUnknownError);
+		const sent = fail(SEND);
+		expect(sent instanceof SendOutcomeUnknownError).toBe(unknownForSend);
+		for (const error of [read, sent]) {
+			const texts = JSON.stringify([error.message, error.description, error.context, error]);
+			expect(texts).not.toContain(encodeURIComponent(PASSWORD));
+			expect(texts).not.toContain(PASSWORD);
+		}
+	});
+
+	it('a connection that broke after the send was written: outcome unknown', () => {
+		const error = networkFailure(SEND, 'ECONNRESET');
+		expect(error).toBeInstanceOf(SendOutcomeUnknownError);
+		expect(error.message).toBe(
+			"The send's outcome is unknown: the connection broke after the request was sent",
+		);
+	});
+
+	it('a 404 of Get Status names both causes; a 404 of Send names the Base URL', () => {
+		expect(statusFailure(READ, { statusCode: 404, body: '' }).message).toBe(
+			'Not found (HTTP 404): either the service does not know batch 123, or the Base URL points somewhere that is not the Bulk SMS service (it must be the address without /api/sms)',
+		);
+		expect(statusFailure(SEND, { statusCode: 404, body: '' }).message).toBe(
+			'Nothing answers at https://sms.example.com/api/sms/send (HTTP 404): the Base URL must be the Bulk SMS service address, without /api/sms',
+		);
+	});
+
+	it('an excerpt is one line of at most 120 characters, blanked before it is cut', () => {
+		const body = `${' \n'.repeat(500)}${'a'.repeat(110)} ${PASSWORD} ${'b'.repeat(500)}`;
+		const description = statusFailure(READ, { statusCode: 500, body }).description ?? '';
+		expect(description).toBe(`It answered: ${'a'.repeat(110)} *** bbbbb…`);
+	});
+
+	it('a Base URL that is not http(s) is shown without its user:password', () => {
+		const error = badBaseUrl(node, `ftp://alice:${PASSWORD}@sms.example.com`, secrets, 0);
+		expect(error.description).toBe(
+			'Set it to the service address, e.g. https://sms.example.com (got "ftp://***@sms.example.com").',
+		);
+	});
+});
