@@ -168,11 +168,16 @@ export async function startRedis(): Promise<Service> {
 	return { name: 'redis', port, process: child, stop };
 }
 
-/** Resident memory of a process group (n8n and its task runner; Postgres and its backends), MB. */
+/**
+ * Resident memory of a process group and the direct children of its leader (n8n and its task
+ * runner; Postgres and its backends, which leave the group), MB. Shared pages count once per process.
+ */
 export function groupMemoryMb(pid: number | undefined): number {
 	if (pid === undefined) return 0;
-	const result = spawnSync('ps', ['-o', 'rss=', '-g', String(pid)], { encoding: 'utf8' });
-	const kb = result.stdout
+	const args = ['-o', 'rss=', '-g', String(pid), '--ppid', String(pid)];
+	const result = spawnSync('ps', args, { encoding: 'utf8' });
+	// Without procps (a slim image) the figure is 0: memory is reported, never asserted.
+	const kb = (result.stdout ?? '')
 		.split('\n')
 		.map((line) => Number(line.trim()))
 		.filter((value) => Number.isFinite(value))

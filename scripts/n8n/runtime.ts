@@ -290,7 +290,12 @@ export class N8nInstance {
 	}
 
 	async importCredential(credential: JsonObject): Promise<void> {
-		await this.importFile('import:credentials', 'credential', [credential]);
+		await this.importCredentials([credential]);
+	}
+
+	/** Several at once when you can: each n8n command spends seconds loading every node type. */
+	async importCredentials(credentials: JsonObject[]): Promise<void> {
+		await this.importFile('import:credentials', 'credential', credentials);
 	}
 
 	/** Several at once when you can: each n8n command spends seconds loading every node type. */
@@ -617,7 +622,8 @@ export class N8nServer {
 		}
 	}
 
-	async stop(): Promise<void> {
-		await killGroup(this.child);
+	/** TERM, then KILL after `graceMs` (n8n may wait for running executions meanwhile). */
+	async stop(graceMs = 5000): Promise<void> {
+		await killGroup(this.child, graceMs);
 	}
 }

@@ -1,0 +1,350 @@
+/**
+ * The packed package in n8n's queue mode, as a user scales out (docs/queue-mode.md): Postgres,
+ * Redis, `n8n start` (main) and two `n8n worker`s, each with its own user folder. One stack, steps in
+ * order, because each start costs seconds and the long Wait runs while the trigger is tested:
+ *
+ * - send-and-track runs on a worker, leaves it during a Wait over 65 s (n8n saves it as `waiting`
+ *   in Postgres), the worker that started it is killed, and another worker finishes it, ids exact;
+ * - the polling trigger polls in main and its executions run on workers; every status change is
+ *   emitted once across an idle worker's kill and restarts of main, first with n8n's default
+ *   poller (static data saved only when a poll emits), then with the durable poll scheduler and
+ *   durable cursors on.
+ *
+ * The trigger's sandbox has a frozen clock: the test forces each status change, so what each poll
+ * sees is decided here, not by timing.
+ */
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import type { ReportStatus } from '../../sandbox/numbers';
+import { QueueStack, type QueueWorker } from '../../scripts/n8n/queue';
+import { nodeRuns, type JsonObject } from '../../scripts/n8n/runtime';
+import { DEMO_SANDBOX, sandboxAccount } from '../../scripts/n8n/service';
+import {
+	credential,
+	DONE_NODE_NAME,
+	loadExample,
+	SEND_NODE_NAME,
+	STATUS_NODE_NAME,
+	TRIGGER_NODE_NAME,
+	withParameters,
+	workflowId,
+} from '../../scripts/n8n/workflows';
+import { packageTarball } from '../package-under-test';
+
+// Over n8n's 65 s: the worker saves the execution as waiting and lets it go.
+const LONG_WAIT_SECONDS = 66;
+const SEND_AND_TRACK = withParameters(loadExample('send-and-track'), 'Wait', {
+	amount: LONG_WAIT_SECONDS,
+	unit: 'seconds',
+});
+const SEND_AND_TRACK_ID = workflowId(SEND_AND_TRACK);
+
+// n8n's durable poll scheduler and cursors; the cursors need the scheduler and the publication
+// service too, or n8n logs that they "stay disabled".
+const DURABLE: NodeJS.ProcessEnv = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+};
+
+const FROZEN_CREDENTIAL = { id: 'bulkSmsFrozen001', name: 'Bulk SMS sandbox, frozen clock' };
+const LEGACY_WATCH_ID = 'queueWatchLegacy';
+const DURABLE_WATCH_ID = 'queueWatchDurabl';
+// Numbers the sandbox accepts; with its clock frozen they stay ENROUTE until the test forces them.
+const LEGACY_NUMBERS = ['447700900130', '447700900131', '447700900132'];
+const DURABLE_NUMBERS = ['447700900140', '447700900141'];
+
+interface Watched {
+	workflowId: string;
+	batchId: string;
+	/** gateway_session_id of each number */
+	sessions: Record<string, string>;
+	/** every [msisdn, status] the trigger must emit, once each */
+	expected: string[];
+}
+
+let live: Sandbox;
+let frozen: Sandbox;
+let stack: QueueStack;
+let legacy: Watched;
+let durable: Watched;
+let sendAndTrackExecution: string;
+let startedOn: QueueWorker;
+const report: Record<string, unknown> = {};
+
+beforeAll(async () => {
+	// Send-and-track's service finishes messages 3 s after sending; the trigger's is frozen.
+	[live, frozen] = await Promise.all([startSandbox(DEMO_SANDBOX), startSandbox({ timeScale: 0 })]);
+	legacy = await sendBatch(LEGACY_WATCH_ID, LEGACY_NUMBERS);
+	durable = await sendBatch(DURABLE_WATCH_ID, DURABLE_NUMBERS);
+	const started = Date.now();
+	stack = await QueueStack.start({
+		tarball: packageTarball(),
+		credentials: [
+			credential(sandboxAccount(live)),
+			{ ...credential(sandboxAccount(frozen)), ...FROZEN_CREDENTIAL },
+		],
+		workflows: [SEND_AND_TRACK, watchWorkflow(legacy), watchWorkflow(durable)],
+	});
+	report.stackStartMs = Date.now() - started;
+	report.stackTimings = stack.timings;
+	report.memoryAfterStartMb = stack.memory();
+}, 300_000);
+
+afterAll(async () => {
+	const stopped = Date.now();
+	await stack?.stop();
+	await Promise.all([live?.stop(), frozen?.stop()]);
+	report.stackStopMs = Date.now() - stopped;
+	process.stdout.write(`\n[queue] ${JSON.stringify(report, null, 2)}\n`);
+}, 60_000);
+
+describe('send-and-track on workers', () => {
+	test(`starts on a worker and, in its ${LONG_WAIT_SECONDS} s Wait, leaves it for Postgres`, async () => {
+		const started = await stack.main.request<{ data: { executionId: string } }>(
+			'POST',
+			`/rest/workflows/${SEND_AND_TRACK_ID}/run`,
+			{ body: { triggerToStartFrom: { name: 'Start' } } },
+		);
+		sendAndTrackExecution = String(started.data.executionId);
+		const execution = await waitForExecution(sendAndTrackExecution, ['waiting'], 60_000);
+
+		expect(execution).toMatchObject({ status: 'waiting', mode: 'manual' });
+		const worker = stack.workerThatStarted(sendAndTrackExecution);
+		expect(worker).toBeDefined();
+		startedOn = worker as QueueWorker;
+		expect(stack.main.log).not.toContain(`Worker started execution ${sendAndTrackExecution}`);
+		report.sendAndTrack = { execution: sendAndTrackExecution, startedOn: startedOn.name };
+	});
+});
+
+describe("the polling trigger in main, n8n's default poller", () => {
+	test('polls in main on activation; its execution runs on a worker', async () => {
+		await stack.main.activateWorkflow(legacy.workflowId);
+		const [first] = await stack.main.waitForExecutions(legacy.workflowId, settled(1), 30_000);
+
+		expect(first).toMatchObject({ mode: 'trigger', status: 'success' });
+		expect(emitted(first, legacy)).toEqual(pairs(LEGACY_NUMBERS, 'ENROUTE'));
+		expect(stack.workerThatStarted(String(first.id))).toBeDefined();
+	});
+
+	test("n8n's own scheduled poll finds no change and emits nothing (n8n saves no static data)", async () => {
+		const polls = statusRequests(legacy);
+		await waitUntil(() => statusRequests(legacy) > polls, 65_000);
+		await sleep(2000); // room for an execution that should not come
+
+		expect(await stack.main.executions(legacy.workflowId)).toHaveLength(1);
+	});
+
+	test("after an idle worker's kill and a restart of main, the changes made meanwhile are emitted once", async () => {
+		// The worker that started send-and-track is idle: the execution waits in Postgres.
+		await stack.main.waitForExecutions(legacy.workflowId, settled(1), 10_000);
+		await startedOn.kill();
+		await force(legacy, { '447700900130': 'DELIVRD', '447700900131': 'UNDELIV' });
+		const restarted = Date.now();
+		// A third worker meanwhile, for the durable part, which kills one more.
+		await Promise.all([
+			stack.restartMain().then(() => (report.mainRestartMs = Date.now() - restarted)),
+			stack.addWorker(),
+		]);
+
+		// n8n polls again when main activates the workflow at start.
+		const [latest] = await stack.main.waitForExecutions(legacy.workflowId, settled(2), 30_000);
+		expect(emitted(latest, legacy)).toEqual([
+			['447700900130', 'DELIVRD'],
+			['447700900131', 'UNDELIV'],
+		]);
+		expect(stack.workerThatStarted(String(latest.id))).not.toBe(startedOn);
+	});
+});
+
+describe('send-and-track resumes', () => {
+	test('on the other worker, after its Wait, and ends with the exact batch id', async () => {
+		const execution = await waitForExecution(sendAndTrackExecution, ['success', 'error'], 90_000);
+		expect(execution.status).toBe('success');
+
+		const resumedOn = [...stack.workers.values()].filter(
+			(worker) =>
+				worker !== startedOn && worker.startedExecutions().includes(sendAndTrackExecution),
+		);
+		expect(resumedOn).toHaveLength(1);
+		expect(startedOn.alive).toBe(false);
+
+		// The batch the sandbox issued (above 2^53), as a string everywhere, sent once.
+		const received = live.received();
+		const [batch] = received.batches;
+		const [sent] = nodeRuns(execution, SEND_NODE_NAME)[0];
+		const [status] = nodeRuns(execution, STATUS_NODE_NAME).at(-1) ?? [];
+		const [rows] = nodeRuns(execution, DONE_NODE_NAME);
+		expect(received.batches).toHaveLength(1);
+		expect(sent.batch_id).toBe(batch.batch_id);
+		expect(BigInt(String(sent.batch_id))).toBeGreaterThan(2n ** 53n);
+		expect(status.batch_id).toBe(batch.batch_id);
+		const sentRows = rows.filter((row) => row.result === 'sent');
+		expect(sentRows.length).toBeGreaterThan(0);
+		for (const row of sentRows) expect(row.batch_id).toBe(batch.batch_id);
+		for (const destination of received.destinations) expect(destination.accepted).toBe(1);
+		report.sendAndTrack = {
+			...(report.sendAndTrack as object),
+			resumedOn: resumedOn[0].name,
+			batchId: batch.batch_id,
+		};
+	});
+});
+
+describe('the polling trigger with the durable poll scheduler and durable cursors', () => {
+	test('main restarted with them on: the cursors are enabled and a new trigger emits what it finds', async () => {
+		await stack.restartMain(DURABLE);
+		expect(stack.main.log).not.toContain('durable poll cursors stay disabled');
+
+		await stack.main.activateWorkflow(durable.workflowId);
+		const [first] = await stack.main.waitForExecutions(durable.workflowId, settled(1), 30_000);
+		expect(emitted(first, durable)).toEqual(pairs(DURABLE_NUMBERS, 'ENROUTE'));
+		expect(stack.workerThatStarted(String(first.id))).toBeDefined();
+	});
+
+	test("after an idle worker's kill and a restart of main, n8n's scheduled polls emit each change once", async () => {
+		await stack.main.waitForExecutions(durable.workflowId, settled(1), 10_000);
+		const idle = [...stack.workers.values()].filter((worker) => worker.alive);
+		await idle[0].kill();
+		await force(legacy, { '447700900132': 'DELIVRD' });
+		await force(durable, { '447700900140': 'DELIVRD', '447700900141': 'REJECTD' });
+		await stack.restartMain(DURABLE);
+
+		// Jobs already scheduled: no poll at start; the scheduler's next minute does it.
+		const [legacyLatest] = await stack.main.waitForExecutions(
+			legacy.workflowId,
+			settled(3),
+			75_000,
+		);
+		const [durableLatest] = await stack.main.waitForExecutions(
+			durable.workflowId,
+			settled(2),
+			75_000,
+		);
+		expect(emitted(legacyLatest, legacy)).toEqual([['447700900132', 'DELIVRD']]);
+		expect(emitted(durableLatest, durable)).toEqual([
+			['447700900140', 'DELIVRD'],
+			['447700900141', 'REJECTD'],
+		]);
+	});
+});
+
+describe('exactly once, over every execution', () => {
+	test.each([
+		['default poller, then durable', () => legacy],
+		['durable', () => durable],
+	])('%s: each status change emitted once, each execution on a worker', async (_, watched) => {
+		const { workflowId: id, expected } = watched();
+		await sleep(2000); // room for an execution that should not come
+		const executions = await stack.main.executions(id);
+		const all = executions.flatMap((execution) => emitted(execution, watched()));
+
+		expect(all.map((pair) => pair.join(' ')).sort()).toEqual([...expected].sort());
+		for (const execution of executions)
+			expect(stack.workerThatStarted(String(execution.id))).toBeDefined();
+		report[`emitted ${id}`] = executions.map((execution) => ({
+			execution: execution.id,
+			on: stack.workerThatStarted(String(execution.id))?.name,
+			items: emitted(execution, watched()).map((pair) => pair.join(' ')),
+		}));
+		report.memoryAtEndMb = stack.memory();
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+async function sendBatch(id: string, numbers: string[]): Promise<Watched> {
+	const { username, password } = sandboxAccount(frozen);
+	const response = await fetch(`${frozen.baseUrl}/api/sms/send`, {
+		method: 'POST',
+		headers: {
+			authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+			accept: 'application/json',
+			'content-type': 'application/x-www-form-urlencoded',
+		},
+		body: new URLSearchParams({ destination: numbers.join(','), message: 'queue mode' }).toString(),
+	});
+	if (!response.ok) throw new Error(`sandbox send answered ${response.status}`);
+	const batch = frozen.received().batches.at(-1);
+	if (!batch) throw new Error('the sandbox holds no batch after a send');
+	const sessions = Object.fromEntries(
+		batch.messages.map((message) => [message.msisdn, message.gateway_session_id]),
+	);
+	return { workflowId: id, batchId: batch.batch_id, sessions, expected: [] };
+}
+
+/** examples/watch-deliveries.json on the frozen sandbox: every change, and what is there at first. */
+function watchWorkflow(watched: Watched): JsonObject {
+	watched.expected.push(...Object.keys(watched.sessions).map((msisdn) => `${msisdn} ENROUTE`));
+	const example = withParameters(loadExample('watch-deliveries'), TRIGGER_NODE_NAME, {
+		batchIds: watched.batchId,
+		emit: 'changes',
+		emitExisting: true,
+	});
+	const nodes = (example.nodes as JsonObject[]).map((node) =>
+		node.credentials ? { ...node, credentials: { bulkSmsApi: FROZEN_CREDENTIAL } } : node,
+	);
+	return { ...example, id: watched.workflowId, name: `Queue: ${watched.workflowId}`, nodes };
+}
+
+async function force(watched: Watched, statuses: Record<string, ReportStatus>): Promise<void> {
+	for (const [msisdn, status] of Object.entries(statuses)) {
+		await frozen.forceStatus(watched.sessions[msisdn], status);
+		watched.expected.push(`${msisdn} ${status}`);
+	}
+}
+
+/** [msisdn, status] of each item the trigger emitted in one execution. */
+function emitted(execution: JsonObject, watched: Watched): string[][] {
+	const [items] = nodeRuns(execution, TRIGGER_NODE_NAME);
+	for (const item of items) expect(item.batch_id).toBe(watched.batchId);
+	return items.map((item) => [String(item.msisdn), String(item.status)]);
+}
+
+function pairs(numbers: string[], status: string): string[][] {
+	return numbers.map((msisdn) => [msisdn, status]);
+}
+
+/** At least `count` executions, none still running (n8n lists one before its data is saved). */
+const settled = (count: number) => (list: JsonObject[]) =>
+	list.length >= count && list.every((execution) => Boolean(execution.stoppedAt));
+
+/** get_status requests for the watched batch the sandbox answered so far. */
+function statusRequests(watched: Watched): number {
+	return frozen
+		.requests()
+		.filter((request) => request.query.includes(`batch_id=${watched.batchId}`)).length;
+}
+
+/** One execution through the public API, once its status is one of `statuses`. */
+async function waitForExecution(
+	id: string,
+	statuses: string[],
+	timeoutMs: number,
+): Promise<JsonObject> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const execution = await stack.main.request<JsonObject>(
+			'GET',
+			`/api/v1/executions/${id}?includeData=true`,
+			{ auth: 'apiKey' },
+		);
+		if (statuses.includes(String(execution.status))) return execution;
+		if (Date.now() > deadline)
+			throw new Error(`execution ${id} still ${String(execution.status)} after ${timeoutMs} ms`);
+		await sleep(500);
+	}
+}
+
+function sleep(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
+		await sleep(200);
+	}
+}
