@@ -164,6 +164,11 @@ export class Watcher {
 	readonly staticData: IDataObject = {};
 	readonly persisted: IDataObject = {};
 	private activated = false;
+	/**
+	 * n8n with N8N_POLLER_DURABLE_CURSORS_ENABLED: the static data of every poll that did not
+	 * throw is committed, with the execution it starts or on its own when it emits nothing.
+	 */
+	durableCursors = false;
 
 	constructor(
 		private baseUrl: string,
@@ -195,6 +200,10 @@ export class Watcher {
 	async poll(): Promise<PollOutcome> {
 		const outcome = await pollOnce(this.spec('trigger', !this.activated));
 		this.activated = true;
+		if (this.durableCursors && !outcome.error) {
+			for (const key of Object.keys(this.persisted)) delete this.persisted[key];
+			Object.assign(this.persisted, JSON.parse(JSON.stringify(this.staticData)) as IDataObject);
+		}
 		return outcome;
 	}
 
@@ -205,10 +214,14 @@ export class Watcher {
 		return outcome.result?.[0].map((item) => item.json) ?? [];
 	}
 
-	/** n8n restarted: what was only in memory is gone; the saved static data is loaded again. */
-	restart(): void {
+	/**
+	 * n8n restarted: what was only in memory is gone; the saved static data is loaded again.
+	 * With `reactivate`, the next poll is the activation poll n8n runs as it starts (saved after).
+	 */
+	restart({ reactivate = false } = {}): void {
 		for (const key of Object.keys(this.staticData)) delete this.staticData[key];
 		Object.assign(this.staticData, JSON.parse(JSON.stringify(this.persisted)) as IDataObject);
+		if (reactivate) this.activated = false;
 	}
 
 	async fetchTestEvent(): Promise<PollOutcome> {
@@ -243,6 +256,8 @@ export type Breakage = { status: number; body: string } | 'drop' | undefined;
  */
 export class Proxy {
 	breakFor: (url: string) => Breakage = () => undefined;
+	/** Rewrites the body of a successful get_status answer (leave reports out, reorder them). */
+	rewrite?: (url: string, body: string) => string;
 	inFlight = 0;
 	maxInFlight = 0;
 	readonly statusRequests: string[] = [];
@@ -300,8 +315,14 @@ export class Proxy {
 				answer.on('data', (chunk: Buffer) => chunks.push(chunk));
 				answer.on('end', () =>
 					setTimeout(() => {
-						res.writeHead(answer.statusCode ?? 502, answer.headers);
-						res.end(Buffer.concat(chunks));
+						let body = Buffer.concat(chunks);
+						const headers = { ...answer.headers };
+						if (this.rewrite && delay > 0 && answer.statusCode === 200) {
+							body = Buffer.from(this.rewrite(url, body.toString('utf8')));
+							headers['content-length'] = String(body.length);
+						}
+						res.writeHead(answer.statusCode ?? 502, headers);
+						res.end(body);
 					}, delay),
 				);
 			},
