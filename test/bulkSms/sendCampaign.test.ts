@@ -131,6 +131,17 @@ describe('A failed send says what became of every item (issue 9, defect 3)', () 
 		]);
 	});
 
+	it('keeps the description short for thousands of items: counts and the first few', async () => {
+		await sandbox.upsertAccount({ username: 'demo', credits: 5 });
+		const error = errorOf(await run(personalised(2000, { concurrency: 1 })), 'Send');
+		expect(error?.description).toMatch(
+			/Accepted: 5 destination\(s\) in 5 batch\(es\): \d+, \d+, \d+, \d+, \d+\. .*Not sent \(no request starts after a failure\): 1,994 destination\(s\) of 1,994 item\(s\): item 6, 7, 8, 9, 10 and 1,989 more\.$/,
+		);
+		expect(error?.description?.length).toBeLessThan(600);
+		const context = (error as unknown as { context: { items: IDataObject[] } }).context;
+		expect(context.items).toHaveLength(2000);
+	});
+
 	it('accounts for every destination whatever the concurrency, matching what the service took', async () => {
 		await sandbox.upsertAccount({ username: 'demo', credits: 20 });
 		sandbox.setFaults({ latencyMs: 2, error500Rate: 0.2, dropAfterRate: 0.1, seed: 7 });

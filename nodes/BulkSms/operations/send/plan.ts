@@ -26,6 +26,8 @@ import { serviceSettings } from '../../../shared/transport';
 
 export const OPTED_OUT = 'opted out';
 export const DUPLICATE = 'duplicate';
+/** As in the option's description; an expression cannot open more connections than this. */
+const MAX_CONCURRENCY = 32;
 
 export interface Skipped {
 	input: string;
@@ -156,7 +158,10 @@ function readSettings(read: Reader): RunSettings {
 	return {
 		combine: option('combineItems', false),
 		group: option('groupSameMessage', false),
-		concurrency: Math.max(1, Math.floor(Number(option('concurrency', 8)) || 1)),
+		concurrency: Math.min(
+			MAX_CONCURRENCY,
+			Math.max(1, Math.floor(Number(option('concurrency', 8)) || 1)),
+		),
 		output: option<string>('output', 'batch') === 'destination' ? 'destination' : 'batch',
 		maxCredits: maxCredits === undefined || maxCredits === null ? undefined : Number(maxCredits),
 	};
