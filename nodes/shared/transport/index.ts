@@ -3,7 +3,7 @@
  * request.ts makes one bounded attempt, retry.ts decides what is tried again, errors.ts words
  * every failure, secrets.ts blanks the account's secrets out of whatever leaves.
  */
-import type { IHttpRequestOptions } from 'n8n-workflow';
+import type { IHttpRequestOptions, IWebhookFunctions } from 'n8n-workflow';
 
 import type { WireFormat } from '../domain/body';
 import {
@@ -52,9 +52,12 @@ export interface SendRequest {
 
 const ACCEPT: Record<WireFormat, string> = { json: 'application/json', xml: 'application/xml' };
 
-/** Reads the credential's settings that node code needs (never the secrets). */
+/**
+ * Reads the credential's settings that node code needs (never the secrets); also for the
+ * status-callback webhook trigger, which only needs the time zone.
+ */
 export async function serviceSettings(
-	this: BulkSmsFunctions,
+	this: BulkSmsFunctions | IWebhookFunctions,
 	itemIndex = 0,
 ): Promise<ServiceSettings> {
 	return settingsOf(this.getNode(), await this.getCredentials(CREDENTIAL, itemIndex), itemIndex);
