@@ -298,6 +298,15 @@ describe('resolveValidity on any input', () => {
 		fc.double().map((hours) => ({ kind: 'duration' as const, hours })),
 		fc.integer({ min: -10, max: 1_000_000 }).map((hours) => ({ kind: 'duration' as const, hours })),
 		fc
+			.anything({ withBigInt: true, withDate: true, withNullPrototype: true, maxDepth: 2 })
+			.map((hours) => ({ kind: 'duration' as const, hours })),
+		fc
+			.tuple(
+				fc.anything({ withBigInt: true, withDate: true, withNullPrototype: true, maxDepth: 2 }),
+				zone,
+			)
+			.map(([value, inputTimeZone]) => ({ kind: 'until' as const, value, inputTimeZone })),
+		fc
 			.tuple(fc.oneof(fc.string(), dateLike), zone)
 			.map(([value, inputTimeZone]) => ({ kind: 'until' as const, value, inputTimeZone })),
 	);

@@ -79,6 +79,28 @@ describe('resolveValidity', () => {
 			'UTC',
 			{ validity_period: '280229120000', valid_until: '2028-02-29T12:00:00.000+00:00' },
 		],
+		[
+			'hours as text from an expression',
+			{ kind: 'duration', hours: ' 24 ' },
+			'UTC',
+			{ validity_period: '260602100000', valid_until: '2026-06-02T10:00:00.000+00:00' },
+		],
+		[
+			'a JavaScript Date from an expression',
+			{ kind: 'until', value: new Date('2026-06-02T08:00:00Z'), inputTimeZone: 'America/New_York' },
+			'UTC',
+			{ validity_period: '260602080000', valid_until: '2026-06-02T08:00:00.000+00:00' },
+		],
+		[
+			'a date object that writes itself as ISO (as Luxon does)',
+			{
+				kind: 'until',
+				value: { toString: () => '2026-06-02T10:00:00.000+02:00' },
+				inputTimeZone: 'UTC',
+			},
+			'UTC',
+			{ validity_period: '260602080000', valid_until: '2026-06-02T08:00:00.000+00:00' },
+		],
 	])('%s', (_, choice, serviceZone, expected) => {
 		expect(resolveValidity(choice, NOW, serviceZone)).toEqual(expected);
 	});
@@ -144,6 +166,34 @@ describe('resolveValidity', () => {
 			'the year 0000',
 			{ kind: 'until', value: '0000-01-01', inputTimeZone: 'UTC' },
 			/ends in the past/,
+		],
+		// Values from an expression: Number() and String() threw a raw TypeError on these.
+		[
+			'hours as an object without a prototype',
+			{ kind: 'duration', hours: Object.create(null) },
+			/^The validity duration must be a positive number of hours \(got an object\)$/,
+		],
+		['hours as a list', { kind: 'duration', hours: [24] }, /\(got a list\)$/],
+		['hours as words', { kind: 'duration', hours: 'a day' }, /\(got "a day"\)$/],
+		[
+			'a date as an object without a prototype',
+			{ kind: 'until', value: Object.create(null), inputTimeZone: 'UTC' },
+			/^Valid Until must be a date and time \(ISO 8601, e\.g\. 2026-12-24T18:00:00\), got an object$/,
+		],
+		[
+			'a date as a plain object',
+			{ kind: 'until', value: {}, inputTimeZone: 'UTC' },
+			/got an object$/,
+		],
+		[
+			'a date as a number',
+			{ kind: 'until', value: 1780387200000, inputTimeZone: 'UTC' },
+			/got 1780387200000$/,
+		],
+		[
+			'a date as a symbol',
+			{ kind: 'until', value: Symbol('x'), inputTimeZone: 'UTC' },
+			/got a symbol$/,
 		],
 		// Date.parse read a bare `1` as 2001-01-01 in the machine's own zone.
 		[

@@ -10,8 +10,11 @@ import {
 /** How long the service should keep trying to deliver a message. */
 export type ValidityChoice =
 	| { kind: 'serviceDefault' }
-	| { kind: 'duration'; hours: number }
-	| { kind: 'until'; value: string; inputTimeZone: string };
+	// `hours` and `value` are what the user gave, as n8n resolved it (an expression can give
+	// any value): they are checked here, so that a caller needs no Number() or String(), which
+	// throw on some values.
+	| { kind: 'duration'; hours: unknown }
+	| { kind: 'until'; value: unknown; inputTimeZone: string };
 
 export interface Validity {
 	/** As sent: yyMMddHHmmss in the service's time zone. */
@@ -75,18 +78,19 @@ function latestValidity(serviceTimeZone: string): number {
 }
 
 /** Milliseconds; may lie beyond what a Date holds (resolveValidity refuses those). */
-function afterHours(now: Date, hours: number): number {
-	if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0) {
+function afterHours(now: Date, hours: unknown): number {
+	const count = typeof hours === 'string' && hours.trim() !== '' ? Number(hours) : hours;
+	if (typeof count !== 'number' || !Number.isFinite(count) || count <= 0) {
 		throw new ValidityError(
-			`The validity duration must be a positive number of hours (got ${String(hours)})`,
+			`The validity duration must be a positive number of hours (got ${shown(hours)})`,
 		);
 	}
-	return now.getTime() + hours * 3_600_000;
+	return now.getTime() + count * 3_600_000;
 }
 
 /** A date with an offset is absolute; one without is read in the workflow's time zone, as n8n shows it. */
-function parseInstant(choice: { value: string; inputTimeZone: string }): number {
-	const value = choice.value.trim();
+function parseInstant(choice: { value: unknown; inputTimeZone: string }): number {
+	const value = untilText(choice.value).trim();
 	const iso = ISO_DATE_TIME.exec(value);
 	if (iso) return isoInstant(iso, value, choice.inputTimeZone);
 	const written = WRITTEN_OFFSET.test(value) ? Date.parse(value) : Number.NaN;
@@ -133,6 +137,34 @@ function impossibleOffset(offset: string | undefined): string | undefined {
 		return `there is no offset ${offset} (-23:59..+23:59)`;
 	}
 	return undefined;
+}
+
+/**
+ * Valid Until as text. A date object from an expression (a JavaScript Date, n8n's Luxon
+ * DateTime) is taken by its own text form, which names its offset; anything else is refused.
+ */
+function untilText(value: unknown): string {
+	if (typeof value === 'string') return value;
+	if (typeof value === 'object' && value !== null) {
+		try {
+			const text = String(value);
+			if (text !== '[object Object]') return text;
+		} catch {
+			// An object without a prototype has no text form: refused below.
+		}
+	}
+	throw new ValidityError(
+		`Valid Until must be a date and time (ISO 8601, e.g. 2026-12-24T18:00:00), got ${shown(value)}`,
+	);
+}
+
+/** A value in a message, without String(), which throws on some. */
+function shown(value: unknown): string {
+	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+	if (typeof value === 'string') return `"${excerpt(value)}"`;
+	if (value === null || value === undefined) return 'nothing';
+	if (Array.isArray(value)) return 'a list';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function excerpt(text: string): string {
