@@ -136,6 +136,14 @@ describe('parseDeliveryDate', () => {
 	});
 });
 
+describe('an unknown zone in the shaping functions', () => {
+	it('is a sentence, not a RangeError from Intl', () => {
+		expect(() => parseDeliveryDate('2026-01-15 12:00:00.0', 'Mars/Olympus_Mons')).toThrow(
+			'Unknown time zone "Mars/Olympus_Mons": use an IANA name such as UTC, Europe/London or America/New_York',
+		);
+	});
+});
+
 describe('zonedWallClockToInstant', () => {
 	it.each([
 		[

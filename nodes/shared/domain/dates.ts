@@ -67,6 +67,7 @@ export type WallTime = number;
  * a problem, never normalised into another date.
  */
 export function readWallTime(raw: string): { wall: WallTime | null } | { problem: string } {
+	if (typeof raw !== 'string') return { problem: 'delivery_date is not text' };
 	const text = raw.trim();
 	if (text === '') return { wall: null };
 	const shown = `delivery_date "${excerpt(text)}"`;
@@ -383,6 +384,12 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(timeZone: string): Intl.DateTimeFormat {
 	let cached = formatters.get(timeZone);
 	if (!cached) {
+		// The zone is checked where settings are read (isValidTimeZone); a sentence all the same.
+		if (!isValidTimeZone(timeZone)) {
+			throw new Error(
+				`Unknown time zone "${excerpt(timeZone)}": use an IANA name such as UTC, Europe/London or America/New_York`,
+			);
+		}
 		cached = new Intl.DateTimeFormat('en-US', {
 			timeZone,
 			hourCycle: 'h23',
