@@ -303,6 +303,10 @@ export function readXmlGeneral(text: string): XmlDocument {
 				'because its entities can expand without bound',
 		);
 	}
+	// Before the validator, which spends seconds on millions of unclosed elements.
+	if (xmlDepthExceeds(text, MAX_NESTING)) {
+		throw new BodyError(`it is XML nested deeper than ${MAX_NESTING} levels`);
+	}
 	const validation = XMLValidator.validate(text);
 	if (validation !== true) {
 		throw new BodyError(
@@ -317,6 +321,45 @@ export function readXmlGeneral(text: string): XmlDocument {
 	const root = roots[0];
 	return { root, data: (document as Record<string, unknown>)[root] };
 }
+
+/**
+ * Counts open elements from tag to tag, stepping over comments and CDATA. A '>' inside an
+ * attribute value can make it count one too many, never too few: at worst a contrived
+ * document is refused as nested too deep.
+ */
+function xmlDepthExceeds(text: string, limit: number): boolean {
+	let depth = 0;
+	let open = text.indexOf('<');
+	while (open !== -1) {
+		const end = tagEnd(text, open);
+		if (end === -1) return false;
+		const next = text.charCodeAt(open + 1);
+		if (next === SLASH) {
+			depth--;
+		} else if (next !== 33 && next !== 63 && text.charCodeAt(end - 1) !== SLASH) {
+			// Not <!...>, not <?...?>, not <empty/>.
+			if (++depth > limit) return true;
+		}
+		open = text.indexOf('<', end + 1);
+	}
+	return false;
+}
+
+/** Where the markup opening at `open` ends: its '>', or the end of a comment or CDATA. */
+function tagEnd(text: string, open: number): number {
+	for (const [start, stop] of SKIPPED_MARKUP) {
+		if (text.startsWith(start, open)) {
+			const found = text.indexOf(stop, open + start.length);
+			return found === -1 ? -1 : found + stop.length - 1;
+		}
+	}
+	return text.indexOf('>', open + 1);
+}
+
+const SKIPPED_MARKUP: ReadonlyArray<readonly [string, string]> = [
+	['<!--', '-->'],
+	['<![CDATA[', ']]>'],
+];
 
 function parseValidXml(text: string): unknown {
 	const read = attempt(() => XML_PARSER.parse(text) as unknown);
