@@ -4,15 +4,24 @@ import { formatOption, statusFilterOption } from '../shared/items';
 
 export const triggerProperties: INodeProperties[] = [
 	{
+		// n8n disables "Fetch Test Event" without saying why while a required field is empty.
+		displayName:
+			'Paste the batch_id of a Send first (run a Bulk SMS Send, copy batch_id from its output): "Fetch Test Event" is available once Batch IDs has one.',
+		name: 'batchIdsNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { batchIds: [''] } },
+	},
+	{
 		displayName: 'Batch IDs',
 		name: 'batchIds',
 		type: 'string',
 		typeOptions: { rows: 2 },
 		default: '',
 		required: true,
-		placeholder: '1234567890123456789, 1234567890123456790',
+		placeholder: 'e.g. 9007199254740993, 9007199254740995',
 		description:
-			'The batch_id values Send returned, separated by commas, spaces or new lines, or an expression that returns a list. Pass them as text: IDs have up to 19 digits.',
+			'The batch_id values Send returned, separated by commas, spaces or new lines, or an expression that returns a list (up to 10,000). Pass them as text: IDs have up to 19 digits.',
 	},
 	{
 		displayName: 'Trigger On',
@@ -44,7 +53,7 @@ export const triggerProperties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether the first poll of a batch emits what it finds already there (reports, or a finished batch). Off: watching starts from the statuses at that moment, and only later changes trigger.',
+			"Whether the trigger's first poll emits what it finds already there (reports, or a finished batch). Off: watching starts from the statuses at that moment, and only later changes trigger. A batch added to Batch IDs later is followed from its first report either way, so that nothing of it is missed.",
 	},
 	{
 		displayName: 'Options',

@@ -35,11 +35,6 @@ afterEach(async () => {
 	await sb.stop();
 });
 
-/** The in-memory and the saved static data, to compare before and after a failed poll. */
-function snapshot(watcher: Watcher): string {
-	return JSON.stringify([watcher.staticData, watcher.persisted]);
-}
-
 describe('a batch that cannot be read', () => {
 	// The transport retries a read three times; every attempt must fail for the read to fail.
 	it.each<[string, 'error500' | 'dropBefore', RegExp]>([

@@ -6,6 +6,8 @@ import { PollContext } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox/server';
+import { readBatchId } from '../../nodes/shared/domain/batchId';
+import { triggerProperties } from '../../nodes/BulkSmsTrigger/description';
 import {
 	changes,
 	FINAL_AFTER_MS,
@@ -261,12 +263,7 @@ describe('errors name the batch', () => {
 
 	// Through n8n-core's PollTriggerExecutor, as n8n activates: the error fails the activation.
 	it.each<[string, string, string, boolean]>([
-		[
-			'an unknown batch id',
-			'4242424242424242424',
-			'does not know batch 4242424242424242424',
-			true,
-		],
+		['an unknown batch id', '4242424242424242424', 'does not know batch 4242424242424242424', true],
 		[
 			'an id that is not digits',
 			'123, abc',
@@ -342,6 +339,18 @@ describe('reports in a new order', () => {
 		body = answer(`${C}:DELIVRD ${A}:DELIVRD ${B}:DELIVRD`);
 		expect(changes(await watcher.emitted())).toEqual([`${C} ENROUTE>DELIVRD`]);
 		expect(warn).not.toHaveBeenCalled();
+	});
+});
+
+describe('the editor', () => {
+	it('says why "Fetch Test Event" is not available while Batch IDs is empty, and shows ids like real ones', () => {
+		const notice = triggerProperties.find((property) => property.type === 'notice');
+		expect(notice?.displayName).toMatch(/batch_id of a Send first.*Fetch Test Event/);
+		expect(notice?.displayOptions).toEqual({ show: { batchIds: [''] } });
+		const batchIds = triggerProperties.find((property) => property.name === 'batchIds');
+		for (const id of String(batchIds?.placeholder).match(/\d+/g) ?? [])
+			expect(readBatchId(id)).toEqual({ batchId: id });
+		expect(batchIds?.placeholder).toMatch(/\d{16,19}/);
 	});
 });
 
