@@ -136,7 +136,10 @@ async function call(
 		pace: options.pace ?? new RequestPace(),
 		limits,
 	};
-	const outcome = await withRetries(() => requestOnce.call(this, { ...request }, limits), policy);
+	const outcome = await withRetries(
+		() => requestOnce.call(this, request, credentials, limits),
+		policy,
+	);
 	if ('failure' in outcome) throw failureError(reporter, outcome.failure, limits);
 	const answer = outcome.answer;
 	if (answer.statusCode < 200 || answer.statusCode >= 300) throw statusFailure(reporter, answer);

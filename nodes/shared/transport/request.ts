@@ -3,6 +3,7 @@
  * in total time and in the size of what is read.
  */
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestOptions,
@@ -52,16 +53,26 @@ interface BodyStream {
 export async function requestOnce(
 	this: BulkSmsFunctions,
 	options: IHttpRequestOptions,
+	credentials: ICredentialDataDecryptedObject,
 	limits: TransportLimits,
 ): Promise<Attempt> {
 	const deadline = AbortSignal.timeout(limits.totalMs);
 	let response: FullResponse;
 	try {
-		const request = this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL, {
-			...options,
-			encoding: 'stream',
-			abortSignal: deadline,
-		}) as Promise<FullResponse>;
+		const request = this.helpers.httpRequestWithAuthentication.call(
+			this,
+			CREDENTIAL,
+			{ ...options, encoding: 'stream', abortSignal: deadline },
+			// The credential the caller read (and blanks): n8n need not read and decrypt it again.
+			{
+				credentialsDecrypted: {
+					id: '',
+					name: CREDENTIAL,
+					type: CREDENTIAL,
+					data: { ...credentials },
+				},
+			},
+		) as Promise<FullResponse>;
 		response = await beforeDeadline(request, deadline);
 	} catch (error) {
 		return { failure: failureOf(error, deadline) };
