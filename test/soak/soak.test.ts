@@ -27,7 +27,8 @@ it('accepts no destination twice and loses none, in every send campaign', () => 
 });
 
 it('emits every final status exactly once through faults, restarts and overlapping polls', () => {
-	expect(result.trigger.failedPolls).toBeGreaterThan(0);
+	// The campaign really was hostile: answers left out reports, broke, and n8n restarted.
+	expect(result.faults.omit).toBeGreaterThan(0);
 	expect(result.trigger.restarts).toBeGreaterThan(0);
 	expect({ duplicates: result.trigger.duplicates, missed: result.trigger.missed }).toEqual({
 		duplicates: 0,
