@@ -103,16 +103,17 @@ export async function fetchReports(
 	return read(reporter, answer, readStatusAnswer);
 }
 
+type HttpCall = Pick<IHttpRequestOptions, 'method' | 'url' | 'qs' | 'body' | 'headers'>;
+
 /** One call with its retries; the credential is read once, and every failure is worded. */
 async function call(
 	this: BulkSmsFunctions,
-	http: Pick<IHttpRequestOptions, 'method' | 'url' | 'qs' | 'body' | 'headers'>,
+	http: HttpCall,
 	options: CallOptions,
 	kind: Reporter['call'],
 ): Promise<{ answer: RawAnswer; reporter: Reporter }> {
-	const itemIndex = options.itemIndex ?? 0;
 	const credentials = await this.getCredentials(CREDENTIAL, options.itemIndex);
-	const { baseUrl } = settingsOf(this.getNode(), credentials, itemIndex);
+	const { baseUrl } = settingsOf(this.getNode(), credentials, options.itemIndex ?? 0);
 	const reporter: Reporter = {
 		node: this.getNode(),
 		itemIndex: options.itemIndex,
@@ -121,29 +122,37 @@ async function call(
 		secrets: secretsOf(credentials),
 	};
 	const limits = limitsFor(options.limits);
-	const request: IHttpRequestOptions = {
+	const request = requestFor(http, baseUrl, options.format, limits);
+	const policy = {
+		idempotent: kind.kind === 'status',
+		pace: options.pace ?? new RequestPace(),
+		limits,
+	};
+	const attempt = async () => await requestOnce.call(this, request, credentials, limits);
+	const outcome = await withRetries(attempt, policy);
+	if ('failure' in outcome) throw failureError(reporter, outcome.failure, limits);
+	const answer = outcome.answer;
+	if (answer.statusCode < 200 || answer.statusCode >= 300) throw statusFailure(reporter, answer);
+	return { answer, reporter };
+}
+
+/** Every status is read here (not thrown by n8n), as text in the format asked for. */
+function requestFor(
+	http: HttpCall,
+	baseUrl: string,
+	format: WireFormat,
+	limits: TransportLimits,
+): IHttpRequestOptions {
+	return {
 		...http,
 		baseURL: baseUrl,
-		headers: { ...http.headers, Accept: ACCEPT[options.format] },
+		headers: { ...http.headers, Accept: ACCEPT[format] },
 		json: false,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		// n8n's idle timeout; the total time is bounded in requestOnce.
 		timeout: limits.totalMs,
 	};
-	const policy = {
-		idempotent: kind.kind === 'status',
-		pace: options.pace ?? new RequestPace(),
-		limits,
-	};
-	const outcome = await withRetries(
-		() => requestOnce.call(this, request, credentials, limits),
-		policy,
-	);
-	if ('failure' in outcome) throw failureError(reporter, outcome.failure, limits);
-	const answer = outcome.answer;
-	if (answer.statusCode < 200 || answer.statusCode >= 300) throw statusFailure(reporter, answer);
-	return { answer, reporter };
 }
 
 function failureError(reporter: Reporter, failure: AttemptFailure, limits: TransportLimits) {
