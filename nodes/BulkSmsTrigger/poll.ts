@@ -2,7 +2,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../shared/domain/body';
-import { readBatchId } from '../shared/domain/batchId';
+import { readBatchIdList } from '../shared/domain/campaign';
 import { shapeReport, summariseReports, type DeliveryReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
 import {
@@ -106,37 +106,26 @@ function readSettings(this: IPollFunctions): Settings {
 	};
 }
 
-/**
- * Text (commas, spaces, new lines) or an expression's list; each id read as exact digits, in
- * the service's form (readBatchId), so that "0123" and "123" are watched once.
- */
+/** Batch IDs as text or an expression's list, in the service's form (readBatchIdList). */
 function watchedBatchIds(this: IPollFunctions): string[] {
-	const value = this.getNodeParameter('batchIds', '') as unknown;
-	const entries = (Array.isArray(value) ? value : [value]).flatMap((entry: unknown) =>
-		typeof entry === 'string' ? entry.split(/[\s,;]+/).filter((part) => part !== '') : [entry],
-	);
-	const ids = new Set<string>();
-	for (const entry of entries) {
-		if (entry === null || entry === undefined || entry === '') continue;
-		const read = readBatchId(entry);
-		if ('problem' in read) {
-			throw new NodeOperationError(this.getNode(), `Cannot watch batch: ${read.problem}`, {
-				description: read.hint,
-			});
-		}
-		ids.add(read.batchId);
+	const read = readBatchIdList(this.getNodeParameter('batchIds', '') as unknown);
+	if ('problem' in read) {
+		throw new NodeOperationError(this.getNode(), `Cannot watch batch: ${read.problem}`, {
+			description: read.hint,
+		});
 	}
-	if (ids.size === 0) {
+	const count = read.batchIds.length;
+	if (count === 0) {
 		throw new NodeOperationError(this.getNode(), 'No batch ID to watch', {
 			description: 'Enter the batch_id values that Send returned, separated by commas.',
 		});
 	}
-	if (ids.size > MAX_WATCHED_BATCHES) {
-		throw new NodeOperationError(this.getNode(), `Too many batches to watch: ${ids.size}`, {
+	if (count > MAX_WATCHED_BATCHES) {
+		throw new NodeOperationError(this.getNode(), `Too many batches to watch: ${count}`, {
 			description: `One trigger watches at most ${MAX_WATCHED_BATCHES} batches. Remove finished ones, or split them over several triggers.`,
 		});
 	}
-	return [...ids];
+	return read.batchIds;
 }
 
 // ---------------------------------------------------------------- fetching

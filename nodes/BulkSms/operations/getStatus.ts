@@ -4,25 +4,36 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../../shared/domain/body';
 import { readBatchId } from '../../shared/domain/batchId';
-import { shapeReport, summariseReports } from '../../shared/domain/reports';
-import { forEachGroup, formatOption, statusFilterOption } from '../../shared/items';
-import { fetchReports, serviceSettings } from '../../shared/transport';
+import { readBatchIdList, summariseCampaign } from '../../shared/domain/campaign';
+import { shapeReport, summariseReports, type DeliveryReport } from '../../shared/domain/reports';
+import {
+	asNodeError,
+	errorItem,
+	formatOption,
+	pairedWith,
+	statusFilterOption,
+} from '../../shared/items';
+import { fetchReports, RequestPace, serviceSettings } from '../../shared/transport';
 
 const showForGetStatus = { show: { operation: ['getStatus'] } };
 
+/** Requests in flight at once: a campaign of thousands of batches, gently. */
+const CONCURRENCY = 8;
+
 export const getStatusDescription: INodeProperties[] = [
 	{
-		displayName: 'Batch ID',
+		displayName: 'Batch IDs',
 		name: 'batchId',
 		type: 'string',
 		default: '',
 		required: true,
 		placeholder: 'e.g. 9007199254740993',
-		description: 'The batch_id that Send returned. Pass it as text: IDs have up to 19 digits.',
+		description:
+			"The batch_id that Send returned: one, several separated by commas, or an expression giving each input item's batch_id (read for every item: after a Send, every batch it sent). Pass IDs as text: they have up to 19 digits.",
 		displayOptions: showForGetStatus,
 	},
 	{
@@ -34,12 +45,18 @@ export const getStatusDescription: INodeProperties[] = [
 			{
 				name: 'One Item per Report',
 				value: 'reports',
-				description: 'One item for each destination of the batch',
+				description: 'One item for each destination of each batch',
 			},
 			{
 				name: 'One Item per Batch',
 				value: 'batch',
-				description: 'The reports as a list, with counts by status and outcome',
+				description: 'The reports of each batch as a list, with counts by status and outcome',
+			},
+			{
+				name: 'One Campaign Summary',
+				value: 'campaign',
+				description:
+					'One item for all the batches of all input items: counts by status and outcome, all_final, unfinished batches, and the numbers that failed',
 			},
 		],
 		displayOptions: showForGetStatus,
@@ -51,44 +68,208 @@ export const getStatusDescription: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		displayOptions: showForGetStatus,
-		options: [statusFilterOption, formatOption],
+		options: [
+			{
+				...statusFilterOption,
+				description:
+					'Keep only reports in these statuses. Empty keeps all. A batch or campaign summary still counts every report.',
+			},
+			formatOption,
+		],
 	},
 ];
 
-export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const groups = this.getInputData().map((_, index) => [index]);
-	return await forEachGroup(this, groups, async ([itemIndex]) => statusOf.call(this, itemIndex));
+/** What one input item asks for. */
+interface Request {
+	itemIndex: number;
+	batchIds: string[];
+	statuses: string[];
+	format: WireFormat;
 }
 
-async function statusOf(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const batchId = batchIdOf.call(this, itemIndex);
+type Fetched = Map<string, DeliveryReport[] | NodeApiError | NodeOperationError>;
+
+/**
+ * Reads every input item's batch IDs first (a bad one is refused before any request), fetches
+ * each distinct batch once with bounded concurrency, then builds the output in input order.
+ */
+export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const output: INodeExecutionData[] = [];
+	const requests: Request[] = [];
+	this.getInputData().forEach((_, itemIndex) => {
+		try {
+			requests.push(requestOf.call(this, itemIndex));
+		} catch (error) {
+			const nodeError = asNodeError(this, error, itemIndex);
+			if (!this.continueOnFail()) throw nodeError;
+			output.push(errorItem(nodeError, [itemIndex]));
+		}
+	});
+	if (requests.length === 0) return output;
+	const { timeZone } = await serviceSettings.call(this, requests[0].itemIndex);
+	const fetched = await fetchAll.call(this, requests, timeZone);
+	if (!this.continueOnFail()) throwFirstFailure(requests, fetched);
+	const campaign = this.getNodeParameter('output', requests[0].itemIndex) === 'campaign';
+	if (campaign) return [...output, campaignItem.call(this, requests, fetched)];
+	for (const request of requests) output.push(...itemsFor.call(this, request, fetched));
+	return sortByItem(output);
+}
+
+function requestOf(this: IExecuteFunctions, itemIndex: number): Request {
+	const value = this.getNodeParameter('batchId', itemIndex) as unknown;
+	const listed = readBatchIdList(value);
+	// Nothing at all: readBatchId says so in the words it uses for one empty id.
+	const read = 'batchIds' in listed && listed.batchIds.length === 0 ? readBatchId('') : listed;
+	if ('problem' in read) {
+		throw new NodeOperationError(this.getNode(), read.problem, {
+			description: read.hint,
+			itemIndex,
+		});
+	}
 	const option = <T>(name: string, fallback: T) =>
 		this.getNodeParameter(`statusOptions.${name}`, itemIndex, fallback) as T;
-	const statuses = option<string[]>('statuses', []);
-	const { timeZone } = await serviceSettings.call(this, itemIndex);
-	const raw = await fetchReports.call(this, batchId, {
-		format: option<WireFormat>('format', 'json'),
+	return {
 		itemIndex,
-	});
-	const reports = raw.map((report) => shapeReport(report, timeZone));
-	const shown = statuses.length
-		? reports.filter((report) => statuses.includes(report.status))
-		: reports;
-	const pairedItem = { item: itemIndex };
-	if (this.getNodeParameter('output', itemIndex) === 'batch') {
-		// The summary counts the whole batch; the filter only narrows the list.
-		const json = {
-			...summariseReports(batchId, reports),
-			reports: shown,
-		} as unknown as IDataObject;
-		return [{ json, pairedItem }];
-	}
-	return shown.map((report) => ({ json: { ...report }, pairedItem }));
+		batchIds: (read as { batchIds: string[] }).batchIds,
+		statuses: option<string[]>('statuses', []),
+		format: option<WireFormat>('format', 'json'),
+	};
 }
 
-function batchIdOf(this: IExecuteFunctions, itemIndex: number): string {
-	const value = this.getNodeParameter('batchId', itemIndex) as unknown;
-	const read = readBatchId(value);
-	if ('batchId' in read) return read.batchId;
-	throw new NodeOperationError(this.getNode(), read.problem, { description: read.hint, itemIndex });
+const keyOf = (format: WireFormat, batchId: string) => `${format} ${batchId}`;
+
+/**
+ * Each distinct (batch, format) once, a few at a time, sharing one pace so that a 429 holds
+ * them all. After a failure no new request starts, unless Continue On Fail wants the rest.
+ */
+async function fetchAll(
+	this: IExecuteFunctions,
+	requests: readonly Request[],
+	timeZone: string,
+): Promise<Fetched> {
+	const work = new Map<string, { batchId: string; format: WireFormat; itemIndex: number }>();
+	for (const { batchIds, format, itemIndex } of requests) {
+		for (const batchId of batchIds) {
+			const key = keyOf(format, batchId);
+			if (!work.has(key)) work.set(key, { batchId, format, itemIndex });
+		}
+	}
+	const queue = [...work];
+	const fetched: Fetched = new Map();
+	const pace = new RequestPace();
+	let failed = false;
+	const worker = async () => {
+		while (queue.length > 0 && !(failed && !this.continueOnFail())) {
+			const [key, { batchId, format, itemIndex }] = queue.shift()!;
+			try {
+				const raw = await fetchReports.call(this, batchId, { format, itemIndex, pace });
+				fetched.set(
+					key,
+					raw.map((report) => shapeReport(report, timeZone)),
+				);
+			} catch (error) {
+				failed = true;
+				fetched.set(key, asNodeError(this, error, itemIndex));
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+	return fetched;
+}
+
+/** One input item's output: its reports, or one summary per batch. */
+function itemsFor(
+	this: IExecuteFunctions,
+	request: Request,
+	fetched: Fetched,
+): INodeExecutionData[] {
+	const { itemIndex, statuses, format } = request;
+	const pairedItem = { item: itemIndex };
+	const perBatch = this.getNodeParameter('output', itemIndex) === 'batch';
+	const output: INodeExecutionData[] = [];
+	for (const batchId of request.batchIds) {
+		const reports = fetched.get(keyOf(format, batchId));
+		if (!Array.isArray(reports)) {
+			const error = reports ?? notRead(this, batchId, itemIndex);
+			if (!this.continueOnFail()) throw withItem(error, itemIndex);
+			output.push(errorItem(error, [itemIndex]));
+			continue;
+		}
+		const shown = statuses.length
+			? reports.filter((report) => statuses.includes(report.status))
+			: reports;
+		if (perBatch) {
+			// The summary counts the whole batch; the filter only narrows the list.
+			const json = { ...summariseReports(batchId, reports), reports: shown };
+			output.push({ json: json as unknown as IDataObject, pairedItem });
+		} else for (const report of shown) output.push({ json: { ...report }, pairedItem });
+	}
+	return output;
+}
+
+/** All batches of all items in one summary; a batch that could not be read fails it, or is listed. */
+function campaignItem(
+	this: IExecuteFunctions,
+	requests: readonly Request[],
+	fetched: Fetched,
+): INodeExecutionData {
+	const batches: Array<{ batchId: string; reports: DeliveryReport[] }> = [];
+	const unread: Array<{ batch_id: string; error: string }> = [];
+	const seen = new Set<string>();
+	for (const { batchIds, format, itemIndex } of requests) {
+		for (const batchId of batchIds) {
+			if (seen.has(batchId)) continue;
+			seen.add(batchId);
+			const reports = fetched.get(keyOf(format, batchId));
+			if (Array.isArray(reports)) batches.push({ batchId, reports });
+			else {
+				const error = reports ?? notRead(this, batchId, itemIndex);
+				if (!this.continueOnFail()) throw withItem(error, itemIndex);
+				unread.push({ batch_id: batchId, error: error.message });
+			}
+		}
+	}
+	const json = summariseCampaign(batches, unread) as unknown as IDataObject;
+	return { json, pairedItem: pairedWith(requests.map((request) => request.itemIndex)) };
+}
+
+/** Without Continue On Fail, the node fails with the first batch (in input order) that did. */
+function throwFirstFailure(requests: readonly Request[], fetched: Fetched): void {
+	for (const { batchIds, format, itemIndex } of requests) {
+		for (const batchId of batchIds) {
+			const reports = fetched.get(keyOf(format, batchId));
+			if (reports !== undefined && !Array.isArray(reports)) throw withItem(reports, itemIndex);
+		}
+	}
+}
+
+/** A batch not asked for because an earlier one failed (without Continue On Fail). */
+function notRead(
+	context: IExecuteFunctions,
+	batchId: string,
+	itemIndex: number,
+): NodeOperationError {
+	return new NodeOperationError(context.getNode(), `Batch ${batchId} was not read`, {
+		description: 'An earlier batch of this run failed, so no further request was made.',
+		itemIndex,
+	});
+}
+
+/** The error as n8n shows it for the item that asked for the batch. */
+function withItem<E extends NodeApiError | NodeOperationError>(error: E, itemIndex: number): E {
+	if (error.context) error.context.itemIndex = itemIndex;
+	return error;
+}
+
+/** Output in input order (error items for unreadable ids came first). */
+function sortByItem(output: INodeExecutionData[]): INodeExecutionData[] {
+	const first = (item: INodeExecutionData) => {
+		const paired = item.pairedItem;
+		const entry = Array.isArray(paired) ? paired[0] : paired;
+		return typeof entry === 'object' && entry !== null ? entry.item : 0;
+	};
+	return output
+		.map((item, position) => ({ item, position }))
+		.sort((a, b) => first(a.item) - first(b.item) || a.position - b.position)
+		.map(({ item }) => item);
 }
