@@ -129,8 +129,15 @@ function scanJson(text: string): JsonScan {
 			i = stringEnd(text, i);
 		} else if (c === MINUS || (c >= ZERO && c <= NINE)) {
 			const start = i;
-			i = numberEnd(text, i);
-			noteIfRounded(scan, text, start, i);
+			// Digits, then maybe '.', 'e', '+', '-': the characters that can make up a number.
+			let integer = true;
+			for (i++; ; i++) {
+				const d = text.charCodeAt(i);
+				if (d >= ZERO && d <= NINE) continue;
+				if (d !== 46 && d !== 43 && d !== MINUS && d !== 101 && d !== 69) break;
+				integer = false;
+			}
+			if (i - start >= SHORTEST_ROUNDED || !integer) noteIfRounded(scan, text, start, i, integer);
 		} else {
 			if (c === 91 || c === 123) {
 				if (++depth > MAX_NESTING) {
@@ -162,35 +169,33 @@ function stringEnd(text: string, open: number): number {
 	}
 }
 
-/** The end of a run of characters that can make up a JSON number: digits, '-', '+', '.', e/E. */
-function numberEnd(text: string, start: number): number {
-	let i = start + 1;
-	for (;;) {
-		const c = text.charCodeAt(i);
-		if ((c >= ZERO && c <= NINE) || c === 46 || c === 43 || c === MINUS || c === 101 || c === 69) {
-			i++;
-		} else {
-			return i;
-		}
+function noteIfRounded(
+	scan: JsonScan,
+	text: string,
+	start: number,
+	end: number,
+	integer: boolean,
+): void {
+	if (integer) {
+		const digits = text.charCodeAt(start) === MINUS ? end - start - 1 : end - start;
+		// 17 digits or more are always beyond 2^53; 16 may be either.
+		if (digits < SHORTEST_ROUNDED) return;
+		const literal = text.slice(start, end);
+		if (digits === SHORTEST_ROUNDED && !isRounded(Number(literal))) return;
+		scan.rounded.push(literal);
+		scan.starts.push(start);
+		return;
 	}
+	// A fraction: only a long one or one with an exponent can reach 2^53.
+	if (end - start < SHORTEST_ROUNDED && !/[eE]/.test(text.slice(start, end))) return;
+	const value = Number(text.slice(start, end));
+	if (!isRounded(value)) return;
+	scan.rounded.push(value);
+	scan.starts.push(start);
 }
 
-function noteIfRounded(scan: JsonScan, text: string, start: number, end: number): void {
-	let exponent = false;
-	let integer = true;
-	for (let i = start + 1; i < end; i++) {
-		const c = text.charCodeAt(i);
-		if (c < ZERO || c > NINE) {
-			integer = false;
-			if (c === 101 || c === 69) exponent = true;
-		}
-	}
-	if (end - start < SHORTEST_ROUNDED && !exponent) return;
-	const literal = text.slice(start, end);
-	const value = Number(literal);
-	if (!(value > Number.MAX_SAFE_INTEGER || value < -Number.MAX_SAFE_INTEGER)) return;
-	scan.rounded.push(integer ? literal : value);
-	scan.starts.push(start);
+function isRounded(value: number): boolean {
+	return value > Number.MAX_SAFE_INTEGER || value < -Number.MAX_SAFE_INTEGER;
 }
 
 /**
@@ -377,22 +382,23 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 // ---------------------------------------------------------------- XML, the service's flat shape
 
-const REPORT_FIELDS = new Set([
+/** The service's field names, in the order it writes them (any order is read). */
+const REPORT_FIELDS = [
 	'msisdn',
 	'delivery_date',
 	'network_id',
 	'status',
 	'batch_id',
 	'gateway_session_id',
-]);
-const SEND_FIELDS = new Set([
+] as const;
+const SEND_FIELDS = [
 	'accepted',
 	'batch_id',
 	'batch_size',
 	'receive_updates',
 	'remaining_credits',
 	'error',
-]);
+] as const;
 
 /** Thrown inside the scanner when the text is not plainly the flat shape. */
 const DOUBT = new Error('not the flat shape');
@@ -410,6 +416,10 @@ const ENTITY_TEXT: Record<string, string> = {
 	quot: '"',
 };
 
+const LESS_THAN = 60;
+const GREATER_THAN = 62;
+const SLASH = 47;
+
 /**
  * sms_get_status > reports > delivery_report* > (leaf fields), or sms_send > (leaf fields),
  * no attributes, comments, CDATA, other entities or repeated fields. Undefined on any doubt.
@@ -424,8 +434,14 @@ export function readFlatXml(text: string): XmlDocument | undefined {
 
 class FlatXmlScanner {
 	private pos = 0;
+	/** No entity and no line break anywhere: then values need no look of their own. */
+	private readonly plainValues: boolean;
+	/** The field names met at each place of the previous element, tried first at the next. */
+	private readonly lastOrder: string[] = [];
 
-	constructor(private readonly text: string) {}
+	constructor(private readonly text: string) {
+		this.plainValues = text.indexOf('&') === -1 && text.indexOf('\r') === -1;
+	}
 
 	document(): XmlDocument {
 		if (this.text.startsWith('<?xml', 0)) {
@@ -482,43 +498,63 @@ class FlatXmlScanner {
 	}
 
 	/** Leaf children up to </parent>: an object of their texts, or '' when there are none. */
-	private fields(allowed: ReadonlySet<string>, parent: string): unknown {
+	private fields(names: readonly string[], parent: string): unknown {
 		const text = this.text;
 		const record: Record<string, string> = {};
-		let empty = true;
+		let count = 0;
 		for (;;) {
 			this.skipSpace();
-			if (text.charCodeAt(this.pos) !== LESS_THAN) throw DOUBT;
-			if (text.charCodeAt(this.pos + 1) === SLASH) {
-				if (!this.closeTag(parent)) throw DOUBT;
-				return empty ? '' : record;
-			}
-			const end = text.indexOf('>', this.pos);
-			if (end === -1) throw DOUBT;
-			let name = text.slice(this.pos + 1, end);
+			if (this.closeTag(parent)) return count === 0 ? '' : record;
+			const name = this.fieldName(names, count);
+			const after = this.pos + 1 + name.length;
 			let value = '';
-			if (allowed.has(name)) {
-				const valueEnd = text.indexOf('<', end + 1);
+			if (text.charCodeAt(after) === GREATER_THAN) {
+				const valueEnd = text.indexOf('<', after + 1);
 				if (valueEnd === -1) throw DOUBT;
-				value = this.value(text.slice(end + 1, valueEnd));
+				value = this.value(text.slice(after + 1, valueEnd));
 				this.pos = valueEnd;
 				if (!this.closeTag(name)) throw DOUBT;
+			} else if (text.charCodeAt(after) === SLASH && text.charCodeAt(after + 1) === GREATER_THAN) {
+				// <name/> is an empty field.
+				this.pos = after + 2;
 			} else {
-				// <name/> is an empty field; any other tag is beyond the flat shape.
-				name = name.slice(0, -1);
-				if (text.charCodeAt(end - 1) !== SLASH || !allowed.has(name)) throw DOUBT;
-				this.pos = end + 1;
+				throw DOUBT;
 			}
 			// A repeated field becomes a list in the general path.
 			if (record[name] !== undefined) throw DOUBT;
 			record[name] = value;
-			empty = false;
+			count++;
 		}
+	}
+
+	/** The known field whose tag opens here: the one met in this place last time, first. */
+	private fieldName(names: readonly string[], index: number): string {
+		const guess = this.lastOrder[index];
+		if (guess !== undefined && this.fieldTagAt(guess)) return guess;
+		for (const name of names) {
+			if (this.fieldTagAt(name)) {
+				this.lastOrder[index] = name;
+				return name;
+			}
+		}
+		throw DOUBT;
+	}
+
+	/** `<name>` or `<name/>` starts here (a longer name or an attribute does not). */
+	private fieldTagAt(name: string): boolean {
+		const text = this.text;
+		const end = text.charCodeAt(this.pos + 1 + name.length);
+		return (
+			text.charCodeAt(this.pos) === LESS_THAN &&
+			(end === GREATER_THAN || end === SLASH) &&
+			text.startsWith(name, this.pos + 1)
+		);
 	}
 
 	/** Trimmed as fast-xml-parser trims; only the five predefined entities are decoded here. */
 	private value(raw: string): string {
 		const trimmed = raw.trim();
+		if (this.plainValues) return trimmed;
 		// fast-xml-parser turns line breaks inside a value into '\n': its way, not ours.
 		if (trimmed.indexOf('\r') !== -1) throw DOUBT;
 		if (trimmed.indexOf('&') === -1) return trimmed;
@@ -528,28 +564,29 @@ class FlatXmlScanner {
 
 	/** Steps over `<name>` when it comes next. */
 	private openTag(name: string): boolean {
-		return this.step('<', name, '>');
+		return this.step(1, name, GREATER_THAN);
 	}
 
 	/** Steps over `</name>` when it comes next. */
 	private closeTag(name: string): boolean {
-		return this.step('</', name, '>');
+		return this.text.charCodeAt(this.pos + 1) === SLASH && this.step(2, name, GREATER_THAN);
 	}
 
 	/** Steps over `<name/>` when it comes next. */
 	private emptyElement(name: string): boolean {
-		return this.step('<', name, '/>');
+		return (
+			this.text.charCodeAt(this.pos + name.length + 2) === GREATER_THAN && this.step(1, name, SLASH)
+		);
 	}
 
-	private step(before: string, name: string, after: string): boolean {
+	/** '<', `name` at `offset` from it, then `last`: steps past `last` when so. */
+	private step(offset: number, name: string, last: number): boolean {
 		const text = this.text;
-		let at = this.pos;
-		if (!text.startsWith(before, at)) return false;
-		at += before.length;
-		if (!text.startsWith(name, at)) return false;
-		at += name.length;
-		if (!text.startsWith(after, at)) return false;
-		this.pos = at + after.length;
+		const at = this.pos;
+		if (text.charCodeAt(at) !== LESS_THAN) return false;
+		if (text.charCodeAt(at + offset + name.length) !== last) return false;
+		if (!text.startsWith(name, at + offset)) return false;
+		this.pos = at + offset + name.length + 1 + (last === SLASH ? 1 : 0);
 		return true;
 	}
 
@@ -565,6 +602,3 @@ class FlatXmlScanner {
 		this.pos = pos;
 	}
 }
-
-const LESS_THAN = 60;
-const SLASH = 47;
