@@ -7,6 +7,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import {
 	badBaseUrl,
+	blankedReason,
 	networkFailure,
 	SendOutcomeUnknownError,
 	statusFailure,
@@ -135,5 +136,13 @@ describe('each failure, for a send and for a read', () => {
 		expect(error.description).toBe(
 			'Set it to the service address, e.g. https://sms.example.com (got "ftp://***@sms.example.com").',
 		);
+	});
+});
+
+describe("the service's reason for refusing a send", () => {
+	it('is blanked, and cut to 2,000 characters when longer', () => {
+		expect(blankedReason(`bad password ${PASSWORD}`, secrets)).toBe('bad password ***');
+		const long = blankedReason(`${'r'.repeat(1995)}${PASSWORD}${'r'.repeat(5_000_000)}`, secrets);
+		expect(long).toBe(`${'r'.repeat(1995)}***rr…`);
 	});
 });

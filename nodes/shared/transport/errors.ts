@@ -223,9 +223,21 @@ export function unknownTimeZone(node: INode, timeZone: string, itemIndex: number
 	);
 }
 
-/** The service's own reason for refusing a send, as it may be shown (secrets blanked). */
+const REASON_LENGTH = 2000;
+
+/**
+ * The service's own reason for refusing a send, as it may be shown: secrets blanked, and cut
+ * to 2,000 characters (a reason is a sentence; a hostile one may be megabytes).
+ */
 export function blankedReason(reason: string, secrets: readonly string[]): string {
-	return blankSecrets(reason, secrets);
+	if (reason.length <= REASON_LENGTH) return blankSecrets(reason, secrets);
+	const head = blankSecrets(reason.slice(0, REASON_LENGTH + marginFor(secrets)), secrets);
+	return `${head.slice(0, REASON_LENGTH)}…`;
+}
+
+/** Past a cut, enough text for any escaping of a secret that starts before it (12 per char). */
+function marginFor(secrets: readonly string[]): number {
+	return 12 * secrets.reduce((most, secret) => Math.max(most, secret.length), 0) + 1;
 }
 
 const EXCERPT_LENGTH = 120;
@@ -236,8 +248,7 @@ const EXCERPT_LENGTH = 120;
  * becomes the excerpt, and enough after it for any escaping of a secret that starts inside.
  */
 function excerpt(body: string, secrets: readonly string[]): string {
-	const longest = secrets.reduce((most, secret) => Math.max(most, secret.length), 0);
-	const head = body.slice(0, excerptSourceLength(body) + 12 * longest + 1);
+	const head = body.slice(0, excerptSourceLength(body) + marginFor(secrets));
 	const line = blankSecrets(head, secrets).replace(/\s+/g, ' ').trim();
 	if (line === '') return '(empty)';
 	return line.length > EXCERPT_LENGTH ? `${line.slice(0, EXCERPT_LENGTH)}…` : line;
