@@ -1,5 +1,7 @@
 import type {
+	IExecuteFunctions,
 	IHookFunctions,
+	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -8,7 +10,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { statusTriggerProperties } from './description';
-import { receiveCallback } from './webhook';
+import { receiveCallback, rememberEmitted } from './webhook';
 
 export class BulkSmsStatusTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -51,5 +53,10 @@ export class BulkSmsStatusTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await receiveCallback.call(this);
+	}
+
+	/** Runs first in the execution a callback started: it remembers what was emitted. */
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await rememberEmitted.call(this);
 	}
 }

@@ -18,9 +18,14 @@ export interface Sifted {
 	repeated: number;
 	/** A non-final status of a message already seen final: it arrived late, out of order. */
 	late: number;
-	/** The memory after this callback; the same array when nothing changed. */
+	/** How many keys this callback added to the memory (not counting those seen again). */
+	added: number;
+	/** The memory after this callback. */
 	memory: string[];
 }
+
+/** The fields that name one status of one message. */
+export type ReportKey = Pick<RawReport, 'batch_id' | 'gateway_session_id' | 'msisdn' | 'status'>;
 
 /**
  * 96 bits of SHA-256: a collision among 100,000 keys has odds of about 1 in 10^19, and 16 characters
@@ -34,31 +39,61 @@ function hashed(text: string): string {
  * The message is named by its gateway_session_id as well as its number: a batch may hold the same
  * number twice (two messages), and those must not pass for repeats of each other.
  */
-function messageKey(report: RawReport): string {
+function messageKey(report: ReportKey): string {
 	return `${report.batch_id}|${report.gateway_session_id}|${report.msisdn}`;
 }
 
-export function sift(stored: unknown, reports: readonly RawReport[], limit: number): Sifted {
-	const memory = Array.isArray(stored) ? stored.filter((k) => typeof k === 'string') : [];
-	const seen = new Map<string, true>(memory.map((key) => [key, true]));
-	const result: Sifted = { fresh: [], repeated: 0, late: 0, memory };
-	let changed = false;
-	const remember = (key: string) => {
-		seen.delete(key); // re-inserted last: the most recently seen is forgotten last
-		seen.set(key, true);
-		changed = true;
-	};
-	for (const report of reports) {
-		const key = hashed(`${messageKey(report)}|${report.status}`);
-		const finalKey = hashed(`${messageKey(report)}|final`);
-		if (seen.has(key)) result.repeated++;
-		else if (!isFinal(report.status) && seen.has(finalKey)) result.late++;
-		else result.fresh.push(report);
-		remember(key);
-		if (isFinal(report.status)) remember(finalKey);
-	}
-	if (!changed) return result;
+function keysOf(report: ReportKey): { status: string; final?: string } {
+	const message = messageKey(report);
+	const status = hashed(`${message}|${report.status}`);
+	return isFinal(report.status) ? { status, final: hashed(`${message}|final`) } : { status };
+}
+
+/** The memory as stored, in order; anything else found there is dropped. */
+function recall(stored: unknown): Map<string, true> {
+	const keys = Array.isArray(stored) ? stored.filter((k) => typeof k === 'string') : [];
+	return new Map(keys.map((key) => [key, true]));
+}
+
+/** Marks a key as seen now: re-inserted last, so that the most recently seen is forgotten last. */
+function touch(seen: Map<string, true>, key: string): boolean {
+	const known = seen.delete(key);
+	seen.set(key, true);
+	return !known;
+}
+
+function bounded(seen: Map<string, true>, limit: number): string[] {
 	const keys = [...seen.keys()];
-	result.memory = keys.length > limit ? keys.slice(keys.length - limit) : keys;
+	return keys.length > limit ? keys.slice(keys.length - limit) : keys;
+}
+
+/** Splits a callback's reports into news and repeats, against the stored memory. */
+export function sift(stored: unknown, reports: readonly RawReport[], limit: number): Sifted {
+	const seen = recall(stored);
+	const result: Sifted = { fresh: [], repeated: 0, late: 0, added: 0, memory: [] };
+	for (const report of reports) {
+		const keys = keysOf(report);
+		if (seen.has(keys.status)) result.repeated++;
+		else if (!keys.final && seen.has(lateKey(report))) result.late++;
+		else result.fresh.push(report);
+		if (touch(seen, keys.status)) result.added++;
+		if (keys.final && touch(seen, keys.final)) result.added++;
+	}
+	result.memory = bounded(seen, limit);
 	return result;
+}
+
+function lateKey(report: ReportKey): string {
+	return hashed(`${messageKey(report)}|final`);
+}
+
+/** The memory with these reports remembered as seen (what an execution that emitted them stores). */
+export function remember(stored: unknown, reports: readonly ReportKey[], limit: number): string[] {
+	const seen = recall(stored);
+	for (const report of reports) {
+		const keys = keysOf(report);
+		touch(seen, keys.status);
+		if (keys.final) touch(seen, keys.final);
+	}
+	return bounded(seen, limit);
 }

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'crypto';
 import type {
 	IDataObject,
+	IExecuteFunctions,
 	INodeExecutionData,
 	IPollFunctions,
 	IWebhookFunctions,
@@ -13,7 +14,7 @@ import { shapeReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
 import { isFinal } from '../shared/domain/status';
 import { serviceSettings } from '../shared/transport';
-import { DEFAULT_MEMORY, sift } from './memory';
+import { DEFAULT_MEMORY, MAX_MEMORY, remember, sift, type ReportKey } from './memory';
 import { readCallback } from './read';
 
 /** Key of the trigger's memory in the node's static data. */
@@ -39,22 +40,49 @@ export async function receiveCallback(this: IWebhookFunctions): Promise<IWebhook
 		return answer.call(this, 400, { error: `Not a delivery report: ${reading.problem}` });
 	}
 	const staticData = this.getWorkflowStaticData('node');
-	const limit =
-		(this.getNodeParameter('options.memory', DEFAULT_MEMORY) as number) || DEFAULT_MEMORY;
-	const sifted = sift(staticData[MEMORY_KEY], reading.reports, limit);
-	if (sifted.memory !== staticData[MEMORY_KEY]) staticData[MEMORY_KEY] = sifted.memory;
+	const sifted = sift(staticData[MEMORY_KEY], reading.reports, memoryLimit.call(this));
 	const wanted = sifted.fresh.filter(reportFilter.call(this));
 	const received = {
 		received: reading.reports.length,
 		repeated: sifted.repeated,
 		late: sifted.late,
 	};
-	if (wanted.length === 0) return answer.call(this, 200, { ...received, emitted: 0 });
+	if (wanted.length === 0) {
+		// No execution starts, so n8n saves this call's static data: keep what was new (only then,
+		// so that a mere repeat never writes over what a running execution is about to store).
+		if (sifted.added > 0) staticData[MEMORY_KEY] = sifted.memory;
+		return answer.call(this, 200, { ...received, emitted: 0 });
+	}
 	const timeZone = await callbackTimeZone.call(this);
 	const items: INodeExecutionData[] = wanted.map((raw) => ({
 		json: shapeReport(raw, timeZone) as unknown as IDataObject,
 	}));
+	// The emitted reports are remembered by the execution they start (execute() below): n8n
+	// drops static data that webhook() writes when the call starts an execution.
 	return { workflowData: [items] };
+}
+
+/**
+ * The trigger's step in the execution its callback started: remember the reports it emitted,
+ * in the static data that n8n saves when the execution ends, and pass them on.
+ */
+export async function rememberEmitted(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const reports = items.map((item) => item.json).filter(isReportKey);
+	const staticData = this.getWorkflowStaticData('node');
+	staticData[MEMORY_KEY] = remember(staticData[MEMORY_KEY], reports, memoryLimit.call(this));
+	return [items.map((item, index) => ({ json: item.json, pairedItem: { item: index } }))];
+}
+
+function isReportKey(json: IDataObject): json is IDataObject & ReportKey {
+	return ['batch_id', 'gateway_session_id', 'msisdn', 'status'].every(
+		(field) => typeof json[field] === 'string',
+	);
+}
+
+function memoryLimit(this: IWebhookFunctions | IExecuteFunctions): number {
+	const limit = this.getNodeParameter('options.memory', 0, DEFAULT_MEMORY) as number;
+	return Math.min(MAX_MEMORY, Math.max(1, Math.floor(limit) || DEFAULT_MEMORY));
 }
 
 // ---------------------------------------------------------------- authentication

@@ -6,8 +6,16 @@
  *
  * What is mirrored, and only that:
  * - per request, a new Workflow whose static data is a copy of the saved one (n8n loads it from
- *   the database for every call), and after the node's answer the data is saved back when it
- *   changed (WorkflowStaticDataService.saveStaticData: whole object, last writer wins);
+ *   the database for every call; none at all while nothing was saved), and after the node's
+ *   answer the data is saved back when it changed (WorkflowStaticDataService.saveStaticData:
+ *   whole object, last writer wins);
+ * - a call that starts an execution: WorkflowRunner.run first builds a Workflow on the very same
+ *   static data object (establishContextForPersistence), which clears its "changed" flag, so
+ *   what webhook() wrote is NOT saved (unless there was no saved data yet); the execution then
+ *   runs on static data loaded afresh, from the trigger node (whose execute(), if it has one,
+ *   runs first) through n8n-core's WorkflowExecute, and its changes are saved at its end.
+ *   n8n answers onReceived once the execution has started; here the answer waits until it has
+ *   ended, so that tests do not race the execution's save (the window is documented);
  * - the request as n8n hands it over: rawBody (the bytes, read for every body n8n does not
  *   treat as multipart), `body` parsed by Content-Type (JSON with n8n's lossy parse, forms; XML
  *   left unparsed here since the node reads rawBody), `query`, `params`, `contentType`;
@@ -20,8 +28,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { WebhookContext } from 'n8n-core';
-import { deepCopy } from 'n8n-workflow';
+import { WebhookContext, WorkflowExecute } from 'n8n-core';
+import { createRunExecutionData, deepCopy } from 'n8n-workflow';
 import type {
 	IDataObject,
 	INode,
@@ -46,7 +54,7 @@ export interface WebhookCall {
 	at: number;
 	method: string;
 	status: number;
-	/** The items the workflow was started with; undefined when no execution started. */
+	/** What the trigger node output in the execution the call started; undefined without one. */
 	items?: INodeExecutionData[];
 	/** What webhook() threw, if it did. */
 	error?: Error;
@@ -120,11 +128,12 @@ async function handle(
 		return { at: Date.now(), method, status: 422 };
 	}
 	// n8n loads the workflow, static data included, from the database for every call.
+	const loaded = saved(spec.staticData);
 	const workflow = buildWorkflow({
 		...spec,
 		nodes: [spec.node],
 		connections: {},
-		staticData: deepCopy(spec.staticData),
+		staticData: loaded,
 	});
 	workflow.active = true;
 	const node = workflow.getNode(spec.node.name) as INode;
@@ -157,23 +166,63 @@ async function handle(
 		res.end(JSON.stringify({ message: 'Error in workflow' }));
 		return { at: Date.now(), method, status: 500, error: error as Error };
 	}
-	// live-webhooks.ts saves the static data (when changed) before the answer goes out.
-	if (workflow.staticData.__dataChanged === true) {
-		for (const key of Object.keys(spec.staticData)) delete spec.staticData[key];
-		Object.assign(spec.staticData, deepCopy(workflow.staticData));
+	let items: INodeExecutionData[] | undefined;
+	if (result.workflowData) {
+		// WorkflowRunner.run: a Workflow on the same object clears its flag, then the execution.
+		buildWorkflow({ ...spec, nodes: [spec.node], connections: {}, staticData: loaded });
+		items = await execute(spec, result.workflowData[0] ?? []);
 	}
-	return { at: Date.now(), method, ...answer(result, res) };
+	// live-webhooks.ts saves the static data (when changed) before the answer goes out.
+	if (workflow.staticData.__dataChanged === true) store(spec.staticData, workflow.staticData);
+	return { at: Date.now(), method, ...answer(result, res), ...(items ? { items } : {}) };
 }
 
-function answer(
-	result: IWebhookResponseData,
-	res: ServerResponse,
-): Pick<WebhookCall, 'status' | 'items'> {
+/** The saved static data as n8n hands it to a new Workflow: none while nothing was saved. */
+function saved(staticData: IDataObject): IDataObject | undefined {
+	return Object.keys(staticData).length > 0 ? deepCopy(staticData) : undefined;
+}
+
+function store(target: IDataObject, source: IDataObject): void {
+	for (const key of Object.keys(target)) delete target[key];
+	Object.assign(target, deepCopy(source));
+}
+
+/**
+ * The execution a webhook starts, as n8n runs it: static data loaded afresh, the trigger node on
+ * the stack with the webhook's items, WorkflowExecute in mode 'webhook'; its static data saved at
+ * the end when it changed (the execution lifecycle's workflowExecuteAfter). Returns what the
+ * trigger node output in the execution.
+ */
+async function execute(
+	spec: WebhookSpec & { staticData: IDataObject },
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
+	const workflow = buildWorkflow({
+		...spec,
+		nodes: [spec.node],
+		connections: {},
+		staticData: saved(spec.staticData),
+	});
+	const node = workflow.getNode(spec.node.name) as INode;
+	const runData = createRunExecutionData({
+		executionData: { nodeExecutionStack: [{ node, data: { main: [items] }, source: null }] },
+	});
+	const additionalData = buildAdditionalData(workflow, spec, 'webhook');
+	const run = await new WorkflowExecute(additionalData, 'webhook', runData).processRunExecutionData(
+		workflow,
+	);
+	const task = run.data.resultData.runData[node.name]?.[0];
+	if (task?.error) throw new Error(`harness: the execution failed: ${task.error.message}`);
+	if (workflow.staticData.__dataChanged === true) store(spec.staticData, workflow.staticData);
+	return task?.data?.main?.[0] ?? [];
+}
+
+function answer(result: IWebhookResponseData, res: ServerResponse): Pick<WebhookCall, 'status'> {
 	if (result.noWebhookResponse) return { status: res.statusCode };
 	if (result.workflowData) {
 		res.writeHead(200, { 'Content-Type': 'application/json' });
 		res.end(JSON.stringify({ message: 'Workflow was started' }));
-		return { status: 200, items: result.workflowData[0] ?? [] };
+		return { status: 200 };
 	}
 	res.writeHead(200, { 'Content-Type': 'application/json' });
 	res.end(JSON.stringify(result.webhookResponse ?? { message: 'Webhook call received' }));
