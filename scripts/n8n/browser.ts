@@ -108,3 +108,62 @@ export async function inspectCanvas(page: Page): Promise<CanvasReport> {
 		.allInnerTexts();
 	return { nodes, errors: errors.map((text) => text.trim()).filter(Boolean) };
 }
+
+const CREATOR_ITEM = '[data-test-id="item-iterator-item"]';
+const CREATOR_ITEM_NAME = '[data-test-id="node-creator-item-name"]';
+
+export interface CreatorResult {
+	/** what the user reads */
+	name: string;
+	/** the node type n8n keeps for it (`<package>.<node>`) */
+	type: string;
+}
+
+/**
+ * Opens the node creator on an empty workflow, types `text` in its search, and returns the
+ * results in the order shown.
+ */
+export async function searchNodeCreator(
+	page: Page,
+	server: N8nServer,
+	text: string,
+): Promise<CreatorResult[]> {
+	await page.goto(`${server.baseUrl}/workflow/new`);
+	await page.locator('[data-test-id="canvas-add-button"]').first().click();
+	await page.locator('[data-test-id="node-creator-search-bar"]').first().waitFor();
+	await page.keyboard.type(text);
+	// Until the search has run, the creator lists its categories.
+	await page
+		.locator(CREATOR_ITEM, { hasText: new RegExp(text, 'i') })
+		.first()
+		.waitFor();
+	await page.waitForLoadState('networkidle');
+	return page.locator(CREATOR_ITEM).evaluateAll((items) =>
+		items.map((item) => ({
+			name:
+				item.querySelector('[data-test-id="node-creator-item-name"]')?.textContent?.trim() ?? '',
+			// n8n's keyboard navigation id is the node type followed by a per-render uuid
+			type: (item.getAttribute('data-keyboard-nav-id') ?? '').replace(/-[0-9a-f-]{36}$/, ''),
+		})),
+	);
+}
+
+/**
+ * In the node creator's results, opens a node's entry and clicks one of its actions, as a user
+ * adds a node; returns the names of the nodes then on the canvas.
+ */
+export async function addFromAction(page: Page, entry: string, action: string): Promise<string[]> {
+	const named = page.locator(CREATOR_ITEM_NAME, { hasText: new RegExp(`^${entry}$`) });
+	await page.locator(CREATOR_ITEM, { has: named }).first().click();
+	// The entry's panel slides in over the results; clicks land on it once it has settled.
+	await page.getByText(/^Actions \(\d+\)$/).waitFor();
+	await page.locator('.panel-slide-in-enter-active').waitFor({ state: 'detached' });
+	// From an empty workflow, the actions come folded under the triggers.
+	const actionItem = page.locator(CREATOR_ITEM, { hasText: action }).first();
+	if (!(await actionItem.isVisible())) await page.getByText(/^Actions \(\d+\)$/).click();
+	await actionItem.click();
+	await page.locator('[data-test-id="ndv"]').first().waitFor({ timeout: 30_000 });
+	return page
+		.locator('[data-test-id="canvas-node"]')
+		.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-node-name') ?? ''));
+}
