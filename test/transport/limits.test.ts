@@ -23,21 +23,45 @@ interface Peer {
 	requests: number;
 	/** Bytes of body written before the client went away. */
 	sent: number;
+	/** Resolves once the client has closed every connection it opened. */
+	allClosed(): Promise<void>;
 	stop(): Promise<void>;
+}
+
+/** Counts open connections, so a test can wait for the client to close them all. */
+function connectionTracker() {
+	const open = new Set<Socket>();
+	let settle: () => void = () => {};
+	const track = (socket: Socket) => {
+		open.add(socket);
+		socket.on('close', () => {
+			open.delete(socket);
+			if (open.size === 0) settle();
+		});
+	};
+	const allClosed = async () =>
+		await new Promise<void>((resolve) => {
+			settle = resolve;
+			if (open.size === 0) resolve();
+		});
+	return { open, track, allClosed };
 }
 
 /** An HTTP server that answers every request with `answer`, counting what it does. */
 async function httpPeer(answer: (res: ServerResponse, peer: Peer) => void): Promise<Peer> {
+	const connections = connectionTracker();
 	const server: Server = createServer((req, res) => {
 		peer.requests++;
 		req.resume();
 		answer(res, peer);
 	});
+	server.on('connection', connections.track);
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const peer: Peer = {
 		baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		requests: 0,
 		sent: 0,
+		allClosed: connections.allClosed,
 		stop: async () => {
 			server.closeAllConnections();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -58,10 +82,10 @@ function trickle(everyMs: number) {
 
 /** A TCP server that writes even its status line one byte at a time, for ever. */
 async function headerTricklePeer(everyMs: number): Promise<Peer> {
-	const sockets = new Set<Socket>();
+	const connections = connectionTracker();
 	const server = createTcpServer((socket) => {
 		peer.requests++;
-		sockets.add(socket);
+		connections.track(socket);
 		const text = 'HTTP/1.1 200 OK\r\nX-Slow: ';
 		let at = 0;
 		const timer = setInterval(() => socket.write(text[at++] ?? 'x'), everyMs);
@@ -73,8 +97,9 @@ async function headerTricklePeer(everyMs: number): Promise<Peer> {
 		baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		requests: 0,
 		sent: 0,
+		allClosed: connections.allClosed,
 		stop: async () => {
-			for (const socket of sockets) socket.destroy();
+			for (const socket of connections.open) socket.destroy();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
 		},
 	};
@@ -151,20 +176,23 @@ describe('a request takes at most the total time, its answer included', () => {
 		expect(peer.requests).toBe(2);
 	});
 
-	it('a Get Status answered one byte at a time: too slow, and not tried again', async () => {
+	it('a Get Status answered one byte at a time: too slow, not tried again, closed', async () => {
 		peer = await httpPeer(trickle(100));
 		const run = await runWorkflow({ ...getOne(), credentials: credentials(peer.baseUrl) });
 		expect(errorOf(run, 'Get Status')?.message).toBe(
 			'The service was too slow: no complete answer within 1 s',
 		);
 		expect(peer.requests).toBe(1);
+		await peer.allClosed();
 	});
 
-	it('a Send whose status line comes one byte at a time: too slow, outcome unknown', async () => {
+	it('a Send whose status line comes one byte at a time: too slow, the connection closed', async () => {
 		peer = await headerTricklePeer(100);
 		const run = await runWorkflow({ ...sendOne(), credentials: credentials(peer.baseUrl) });
 		expect(errorOf(run, 'Send')?.message).toMatch(/^The service was too slow/);
 		expect(peer.requests).toBe(1);
+		// Not left open behind the error (it would hold a socket for as long as the peer trickles).
+		await peer.allClosed();
 	});
 
 	it('a trigger poll answered one byte at a time ends, and says why when it fails', async () => {

@@ -48,7 +48,8 @@ interface BodyStream {
  * answer is taken as a stream and read here, which also caps how much is read (n8n's helper
  * reads any size whole). In a poll the deadline also aborts the request itself; in an
  * execution n8n puts its own cancel signal in its place, so the wait is cut here and the
- * stream, should it still come, is destroyed.
+ * stream, should it still come, is destroyed. (n8n's `timeout`, set to the same limit, also
+ * bounds the wait for the status line as wall-clock time; only the body is left idle-timed.)
  */
 export async function requestOnce(
 	this: BulkSmsFunctions,
