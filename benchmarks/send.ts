@@ -3,9 +3,18 @@
  * makes the same requests with fetch at the same concurrency, runs interleaved:
  * - personalised items, one request each (1,000 and 5,000), Concurrent Requests 8;
  * - one message to 100,000 destinations, 1,000 per request (100 requests), concurrency 8 and 1.
+ * For personalised items a third leg shows n8n's own floor: a node that does nothing but call
+ * `httpRequestWithAuthentication` for each item, 8 at once (it opens a connection per request
+ * and resolves the credential each time, which fetch does not).
  * Run alone: npx tsx benchmarks/send.ts [--quick]
  */
-import type { INode } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { BULK_SMS, MANUAL_TRIGGER, outputOf, runWorkflow, SET_ITEMS } from '../test/engine/harness';
 import { startSandbox, type Sandbox } from '../sandbox/server';
@@ -18,6 +27,52 @@ const USER = { username: 'demo', password: 'demo-password' };
 interface Request {
 	destination: string;
 	message: string;
+}
+
+const FLOOR = 'bench.httpFloor';
+
+/** The least a node can do per item: one authenticated request through n8n's helper. */
+class HttpFloor implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'HTTP floor',
+		name: 'httpFloor',
+		group: ['output'],
+		version: 1,
+		description: 'n8n helper requests only',
+		defaults: { name: 'HTTP floor' },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: 'bulkSmsApi', required: true }],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const { baseUrl } = await this.getCredentials('bulkSmsApi');
+		const output: INodeExecutionData[] = new Array(items.length);
+		let next = 0;
+		const worker = async () => {
+			while (next < items.length) {
+				const index = next++;
+				const { to, name } = items[index].json as { to: string; name: string };
+				const answer = (await this.helpers.httpRequestWithAuthentication.call(this, 'bulkSmsApi', {
+					method: 'POST',
+					url: `${String(baseUrl)}/api/sms/send`,
+					body: new URLSearchParams({ destination: to, message: `Hi ${name}` }).toString(),
+					headers: {
+						'Content-Type': 'application/x-www-form-urlencoded',
+						Accept: 'application/json',
+					},
+					encoding: 'text',
+					json: false,
+					returnFullResponse: true,
+				})) as { body: string };
+				output[index] = { json: JSON.parse(answer.body), pairedItem: { item: index } };
+			}
+		};
+		await Promise.all(Array.from({ length: 8 }, worker));
+		return [output];
+	}
 }
 
 const numberOf = (i: number) => `4477${String(i).padStart(8, '0')}`;
@@ -44,7 +99,9 @@ async function personalised(count: number): Promise<Figure> {
 			sendOptions: { concurrency: 8 },
 		},
 	);
-	const figure = await compare(nodes, requests, 8, count);
+	const floorNodes = workflow(SET_ITEMS, { items: JSON.stringify(rows) }, {});
+	floorNodes[2] = { ...floorNodes[2], type: FLOOR, parameters: {} };
+	const figure = await compare(nodes, requests, 8, count, floorNodes);
 	return {
 		...figure,
 		scenario: `send_items_${count}_latency20`,
@@ -82,6 +139,7 @@ async function compare(
 	requests: Request[],
 	concurrency: number,
 	expectedItems: number,
+	floorNodes?: INode[],
 ): Promise<Omit<Figure, 'scenario' | 'label'>> {
 	const sandbox = await startSandbox({
 		accounts: [{ ...USER, credits: 1e9 }],
@@ -90,14 +148,25 @@ async function compare(
 	try {
 		const measured: number[] = [];
 		const baseline: number[] = [];
+		const floor: number[] = [];
 		for (let run = 0; run <= RUNS; run++) {
 			const raw = await timed(() => rawClient(sandbox, requests, concurrency));
 			const node = await timed(() => nodeRun(sandbox, nodes, expectedItems));
+			const helper = floorNodes
+				? await timed(() => nodeRun(sandbox, floorNodes, expectedItems))
+				: 0;
 			if (run === 0) continue; // warm-up
 			baseline.push(raw);
 			measured.push(node);
+			floor.push(helper);
 		}
-		return { measured, baseline };
+		if (!floorNodes) return { measured, baseline };
+		const extra = {
+			n8n_helper_floor_median: median(floor),
+			floor_ratio_median: median(floor) / median(baseline),
+			node_vs_floor_median: median(measured) / median(floor),
+		};
+		return { measured, baseline, extra };
 	} finally {
 		await sandbox.stop();
 	}
@@ -140,10 +209,14 @@ async function nodeRun(sandbox: Sandbox, nodes: INode[], expectedItems: number):
 	const run = await runWorkflow({
 		nodes,
 		connections,
+		nodeTypes: { [FLOOR]: new HttpFloor() },
 		credentials: { bulkSmsApi: { baseUrl: sandbox.baseUrl, ...USER, timeZone: 'UTC' } },
 	});
 	const output = outputOf(run, 'Send');
-	const accepted = output.filter((item) => item.json.send_outcome === 'accepted').length;
+	const accepted = output.filter(
+		(item) =>
+			item.json.send_outcome === 'accepted' || (nodes[2]?.type === FLOOR && item.json.accepted),
+	).length;
 	if (accepted !== expectedItems) {
 		throw new Error(`node: ${accepted} of ${expectedItems} batches accepted`);
 	}
