@@ -10,6 +10,9 @@
  *   poller (static data saved only when a poll emits), then with the durable poll scheduler and
  *   durable cursors on.
  *
+ * - the callback trigger (Bulk SMS Status Trigger): callbacks are received by main and executed on
+ *   workers; a callback the service delivers twice is emitted once.
+ *
  * The trigger's sandbox has a frozen clock: the test forces each status change, so what each poll
  * sees is decided here, not by timing.
  */
@@ -54,6 +57,13 @@ const DURABLE_WATCH_ID = 'queueWatchDurabl';
 const LEGACY_NUMBERS = ['447700900130', '447700900131', '447700900132'];
 const DURABLE_NUMBERS = ['447700900140', '447700900141'];
 
+// The status-callback workflow: its webhook is /webhook/<webhookId>/status?token=<secret> on main.
+const CALLBACK_ID = 'queueStatusCalls';
+const CALLBACK_TRIGGER = 'Bulk SMS Status Trigger';
+const CALLBACK_WEBHOOK_ID = '5b7d0c1e-2f3a-4b5c-8d6e-7f8091a2b3c4';
+const CALLBACK_SECRET = 'queue-7e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b';
+const CALLBACK_NUMBERS = ['447700900150', '447700900156'];
+
 interface Watched {
 	workflowId: string;
 	batchId: string;
@@ -84,7 +94,7 @@ beforeAll(async () => {
 			credential(sandboxAccount(live)),
 			{ ...credential(sandboxAccount(frozen)), ...FROZEN_CREDENTIAL },
 		],
-		workflows: [SEND_AND_TRACK, watchWorkflow(legacy), watchWorkflow(durable)],
+		workflows: [SEND_AND_TRACK, watchWorkflow(legacy), watchWorkflow(durable), callbackWorkflow()],
 	});
 	report.stackStartMs = Date.now() - started;
 	report.stackTimings = stack.timings;
@@ -120,6 +130,7 @@ describe('send-and-track on workers', () => {
 
 describe("the polling trigger in main, n8n's default poller", () => {
 	test('polls in main on activation; its execution runs on a worker', async () => {
+		await pollSoonAfterActivation(legacy);
 		await stack.main.activateWorkflow(legacy.workflowId);
 		const [first] = await stack.main.waitForExecutions(legacy.workflowId, settled(1), 30_000);
 
@@ -252,7 +263,83 @@ describe('exactly once, over every execution', () => {
 	});
 });
 
+describe('the callback trigger', () => {
+	test('callbacks are received by main and run on workers; one delivered twice is emitted once', async () => {
+		await stack.main.activateWorkflow(CALLBACK_ID);
+		const url = `${stack.main.baseUrl}/webhook/${CALLBACK_WEBHOOK_ID}/status?token=${CALLBACK_SECRET}`;
+		await frozen.upsertAccount({ username: 'demo', callbackUrl: url });
+		// The first two callbacks are delivered twice, as at-least-once delivery may.
+		frozen.queueCallbackFaults('duplicate', 'duplicate');
+		const calls = await sendBatch(CALLBACK_ID, CALLBACK_NUMBERS);
+		await frozen.callbacksIdle();
+		await force(calls, { '447700900150': 'DELIVRD', '447700900156': 'UNDELIV' });
+		await frozen.callbacksIdle();
+
+		const { totals } = frozen.callbacks();
+		const expected = [...CALLBACK_NUMBERS.map((msisdn) => `${msisdn} ENROUTE`), ...calls.expected];
+		await sleep(2000); // room for an execution that should not come
+		const executions = await stack.main.waitForExecutions(
+			CALLBACK_ID,
+			settled(expected.length),
+			30_000,
+		);
+		const items = (execution: JsonObject) => nodeRuns(execution, CALLBACK_TRIGGER)[0];
+		report.callbacks = {
+			totals,
+			executions: executions.map((execution) => ({
+				execution: execution.id,
+				on: stack.workerThatStarted(String(execution.id))?.name,
+				items: items(execution).map((item) => `${String(item.msisdn)} ${String(item.status)}`),
+			})),
+		};
+		expect(totals).toMatchObject({ duplicated: 2, failed: 0 });
+		const seen = executions.flatMap((execution) =>
+			items(execution).map((item) => {
+				expect(item.batch_id).toBe(calls.batchId);
+				return `${String(item.msisdn)} ${String(item.status)}`;
+			}),
+		);
+		expect(seen.sort()).toEqual(expected.sort());
+		for (const execution of executions) {
+			expect(execution).toMatchObject({ mode: 'webhook', status: 'success' });
+			expect(stack.workerThatStarted(String(execution.id))).toBeDefined();
+		}
+	});
+});
+
 // ---------------------------------------------------------------------------------------------
+
+/** A Bulk SMS Status Trigger (every status, secret in the URL) and a No Op. */
+function callbackWorkflow(): JsonObject {
+	return {
+		id: CALLBACK_ID,
+		name: 'Queue: status callbacks',
+		nodes: [
+			{
+				id: '5b7d0c1e-0000-4000-8000-000000000001',
+				name: CALLBACK_TRIGGER,
+				type: 'n8n-nodes-bulk-sms.bulkSmsStatusTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId: CALLBACK_WEBHOOK_ID,
+				parameters: { authentication: 'token', secret: CALLBACK_SECRET, emit: 'all', options: {} },
+				credentials: { bulkSmsApi: FROZEN_CREDENTIAL },
+			},
+			{
+				id: '5b7d0c1e-0000-4000-8000-000000000002',
+				name: 'Report',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {},
+			},
+		],
+		connections: { [CALLBACK_TRIGGER]: { main: [[{ node: 'Report', type: 'main', index: 0 }]] } },
+		active: false,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
 
 async function sendBatch(id: string, numbers: string[]): Promise<Watched> {
 	const { username, password } = sandboxAccount(frozen);
@@ -275,8 +362,9 @@ async function sendBatch(id: string, numbers: string[]): Promise<Watched> {
 }
 
 /** examples/watch-deliveries.json on the frozen sandbox: every change, and what is there at first. */
-function watchWorkflow(watched: Watched): JsonObject {
-	watched.expected.push(...Object.keys(watched.sessions).map((msisdn) => `${msisdn} ENROUTE`));
+function watchWorkflow(watched: Watched, initial = true): JsonObject {
+	if (initial)
+		watched.expected.push(...Object.keys(watched.sessions).map((msisdn) => `${msisdn} ENROUTE`));
 	const example = withParameters(loadExample('watch-deliveries'), TRIGGER_NODE_NAME, {
 		batchIds: watched.batchId,
 		emit: 'changes',
@@ -286,6 +374,23 @@ function watchWorkflow(watched: Watched): JsonObject {
 		node.credentials ? { ...node, credentials: { bulkSmsApi: FROZEN_CREDENTIAL } } : node,
 	);
 	return { ...example, id: watched.workflowId, name: `Queue: ${watched.workflowId}`, nodes };
+}
+
+/**
+ * Sets the trigger's schedule to once a minute at the second 10 s from now (a custom cron, as a
+ * user may set it): n8n's first scheduled poll then follows the activation's within seconds,
+ * instead of up to a minute later with "Every Minute".
+ */
+async function pollSoonAfterActivation(watched: Watched): Promise<void> {
+	const second = (new Date().getUTCSeconds() + 10) % 60;
+	const workflow = withParameters(watchWorkflow(watched, false), TRIGGER_NODE_NAME, {
+		pollTimes: { item: [{ mode: 'custom', cronExpression: `${second} * * * * *` }] },
+	});
+	const { name, nodes, connections, settings } = workflow;
+	await stack.main.request('PUT', `/api/v1/workflows/${watched.workflowId}`, {
+		auth: 'apiKey',
+		body: { name, nodes, connections, settings },
+	});
 }
 
 async function force(watched: Watched, statuses: Record<string, ReportStatus>): Promise<void> {
