@@ -28,6 +28,10 @@ export interface CallbackOptions {
 	delayRate: number;
 	/** Real ms a delayed callback waits before its first try. */
 	delayMs: number;
+	/** Real ms between the acknowledgement of a duplicated callback and its second copy. */
+	duplicateAfterMs: number;
+	/** Real ms between one callback's end and the next one to the same URL (0: at once). */
+	spacingMs: number;
 	seed: number;
 }
 
@@ -40,6 +44,8 @@ export const DEFAULT_CALLBACKS: CallbackOptions = {
 	reorderRate: 0,
 	delayRate: 0,
 	delayMs: 1000,
+	duplicateAfterMs: 0,
+	spacingMs: 0,
 	seed: 1,
 };
 
@@ -109,7 +115,13 @@ export function checkCallbackOptions(options: CallbackOptions): void {
 		throw new Error('batchSize must be a whole number, 1 or more');
 	if (!(Number.isInteger(options.maxAttempts) && options.maxAttempts >= 1))
 		throw new Error('maxAttempts must be a whole number, 1 or more');
-	for (const key of ['retryBaseMs', 'timeoutMs', 'delayMs'] as const) {
+	for (const key of [
+		'retryBaseMs',
+		'timeoutMs',
+		'delayMs',
+		'duplicateAfterMs',
+		'spacingMs',
+	] as const) {
 		if (!(options[key] >= 0)) throw new Error(`${key} must be 0 or more`);
 	}
 }
@@ -336,10 +348,12 @@ export class Callbacks {
 		const next = this.pick(queue);
 		if (!next) return;
 		this.busy.add(url);
-		void this.deliver(next).finally(() => {
-			this.busy.delete(url);
-			this.pump(url);
-		});
+		void this.deliver(next)
+			.then(() => (this.options.spacingMs > 0 ? this.wait(this.options.spacingMs) : undefined))
+			.finally(() => {
+				this.busy.delete(url);
+				this.pump(url);
+			});
 	}
 
 	/**
@@ -385,6 +399,7 @@ export class Callbacks {
 	/** The same callback once more, after it was acknowledged: the receiver must not count it twice. */
 	private async duplicate(delivery: Delivery): Promise<void> {
 		this.totals.duplicated += 1;
+		if (this.options.duplicateAfterMs > 0) await this.wait(this.options.duplicateAfterMs);
 		await this.attempt(delivery, true);
 	}
 

@@ -53,6 +53,9 @@ export const USAGE = `Usage: npm run sandbox -- [flags]
   --callback-reorder-rate R    SANDBOX_CALLBACK_REORDER_RATE     share overtaken by the next one
   --callback-delay-rate R      SANDBOX_CALLBACK_DELAY_RATE       share delayed by --callback-delay
   --callback-delay DURATION    SANDBOX_CALLBACK_DELAY            delay of a delayed callback (1s)
+  --callback-duplicate-after DURATION   SANDBOX_CALLBACK_DUPLICATE_AFTER   gap before a
+                                                  duplicate's second copy (0)
+  --callback-spacing DURATION  SANDBOX_CALLBACK_SPACING   pause between callbacks to one URL (0)
   --no-admin                SANDBOX_ADMIN=false   do not serve /_sandbox/*
   --quiet                   SANDBOX_QUIET=true    do not print one line per request
   --help
@@ -147,6 +150,8 @@ const FLAGS = {
 	'callback-reorder-rate': { type: 'string' },
 	'callback-delay-rate': { type: 'string' },
 	'callback-delay': { type: 'string' },
+	'callback-duplicate-after': { type: 'string' },
+	'callback-spacing': { type: 'string' },
 	'no-admin': { type: 'boolean' },
 	quiet: { type: 'boolean' },
 	help: { type: 'boolean' },
@@ -269,6 +274,9 @@ function callbackOptionsFrom(
 	const delay = 'callback-delay-rate';
 	set(delay, 'SANDBOX_CALLBACK_DELAY_RATE', 'delayRate', share(delay));
 	set('callback-delay', 'SANDBOX_CALLBACK_DELAY', 'delayMs', parseDuration);
+	const after = 'SANDBOX_CALLBACK_DUPLICATE_AFTER';
+	set('callback-duplicate-after', after, 'duplicateAfterMs', parseDuration);
+	set('callback-spacing', 'SANDBOX_CALLBACK_SPACING', 'spacingMs', parseDuration);
 	set('fault-seed', 'SANDBOX_FAULT_SEED', 'seed', (t) => parseNumber(t, 'fault-seed'));
 	return options;
 }
