@@ -7,13 +7,18 @@
 import { parseBody } from '../nodes/shared/domain/body';
 import { readStatusAnswer } from '../nodes/shared/domain/responses';
 
+/** Milliseconds per contender: wall time, and CPU time of the process (steadier on a busy machine). */
 export interface ParsingFigures {
-	/** Milliseconds, min and median over the runs. */
-	jsonParse: Spread;
-	losslessJson: Spread;
-	xml: Spread;
-	statusJson: Spread;
-	statusXml: Spread;
+	jsonParse: Timing;
+	losslessJson: Timing;
+	xml: Timing;
+	statusJson: Timing;
+	statusXml: Timing;
+}
+
+export interface Timing {
+	wall: Spread;
+	cpu: Spread;
 }
 
 export interface Spread {
@@ -50,23 +55,18 @@ function spread(samples: number[]): Spread {
 	return { min: sorted[0], median: sorted[Math.floor(sorted.length / 2)] };
 }
 
-function millis(work: () => unknown): number {
+function measure(work: () => unknown): { wall: number; cpu: number } {
+	const cpuStart = process.cpuUsage();
 	const start = process.hrtime.bigint();
 	work();
-	return Number(process.hrtime.bigint() - start) / 1e6;
+	const wall = Number(process.hrtime.bigint() - start) / 1e6;
+	const cpu = process.cpuUsage(cpuStart);
+	return { wall, cpu: (cpu.user + cpu.system) / 1e3 };
 }
 
 /** Interleaves the contenders in every run, so a busy neighbour slows them all alike. */
 export function measureParsing(reports = 100_000, runs = 5): ParsingFigures {
 	const { json, xml } = statusAnswerTexts(reports);
-	const samples: Record<keyof ParsingFigures, number[]> = {
-		jsonParse: [],
-		losslessJson: [],
-		xml: [],
-		statusJson: [],
-		statusXml: [],
-	};
-	// One warm-up round, not counted: the first call compiles the code paths.
 	const contenders: Array<[keyof ParsingFigures, () => unknown]> = [
 		['jsonParse', () => JSON.parse(json)],
 		['losslessJson', () => parseBody(json)],
@@ -74,36 +74,48 @@ export function measureParsing(reports = 100_000, runs = 5): ParsingFigures {
 		['statusJson', () => readStatusAnswer(json)],
 		['statusXml', () => readStatusAnswer(xml)],
 	];
+	const samples = new Map<keyof ParsingFigures, { wall: number[]; cpu: number[] }>(
+		contenders.map(([name]) => [name, { wall: [], cpu: [] }]),
+	);
+	// One warm-up round, not counted: the first call compiles the code paths.
 	for (const [, work] of contenders) work();
 	for (let run = 0; run < runs; run++) {
-		for (const [name, work] of contenders) samples[name].push(millis(work));
+		for (const [name, work] of contenders) {
+			const taken = measure(work);
+			samples.get(name)?.wall.push(taken.wall);
+			samples.get(name)?.cpu.push(taken.cpu);
+		}
 	}
+	const timing = (name: keyof ParsingFigures): Timing => {
+		const of = samples.get(name) ?? { wall: [], cpu: [] };
+		return { wall: spread(of.wall), cpu: spread(of.cpu) };
+	};
 	return {
-		jsonParse: spread(samples.jsonParse),
-		losslessJson: spread(samples.losslessJson),
-		xml: spread(samples.xml),
-		statusJson: spread(samples.statusJson),
-		statusXml: spread(samples.statusXml),
+		jsonParse: timing('jsonParse'),
+		losslessJson: timing('losslessJson'),
+		xml: timing('xml'),
+		statusJson: timing('statusJson'),
+		statusXml: timing('statusXml'),
 	};
 }
 
 function printFigures(figures: ParsingFigures, reports: number, runs: number): void {
-	const base = figures.jsonParse;
 	console.log(`Reading a ${reports.toLocaleString('en')}-report status answer, ${runs} runs`);
-	const row = (label: string, s: Spread, ratio: boolean) =>
-		console.log(
-			`${label.padEnd(38)} min ${s.min.toFixed(1).padStart(8)} ms  median ${s.median
-				.toFixed(1)
-				.padStart(8)} ms` +
-				(ratio
-					? `  ratio min x${(s.min / base.min).toFixed(2)}  median x${(s.median / base.median).toFixed(2)}`
-					: '  (baseline)'),
-		);
-	row('JSON.parse (rounds the ids)', base, false);
-	row('lossless JSON (parseBody)', figures.losslessJson, true);
-	row('XML (parseBody)', figures.xml, true);
-	row('readStatusAnswer, JSON', figures.statusJson, true);
-	row('readStatusAnswer, XML', figures.statusXml, true);
+	const row = (label: string, timing: Timing) => {
+		const cells = (['wall', 'cpu'] as const).map((clock) => {
+			const own = timing[clock];
+			const base = figures.jsonParse[clock];
+			const ratio = `x${(own.min / base.min).toFixed(2)}/x${(own.median / base.median).toFixed(2)}`;
+			return `${clock} ${own.min.toFixed(1)}/${own.median.toFixed(1)} ms ${ratio}`;
+		});
+		console.log(`${label.padEnd(30)} ${cells.join('   ')}`);
+	};
+	console.log('(min/median of the runs; ratios against JSON.parse of the same text, min/median)');
+	row('JSON.parse (rounds the ids)', figures.jsonParse);
+	row('lossless JSON (parseBody)', figures.losslessJson);
+	row('XML (parseBody)', figures.xml);
+	row('readStatusAnswer, JSON', figures.statusJson);
+	row('readStatusAnswer, XML', figures.statusXml);
 }
 
 if (require.main === module) {
