@@ -26,31 +26,6 @@ export function pairedWith(itemIndexes: readonly number[]): IPairedItemData[] {
 	return [...new Set(itemIndexes)].sort((a, b) => a - b).map((item) => ({ item }));
 }
 
-/**
- * Runs an operation on groups of input items (one item each, or all combined). A failure stops
- * the node, or under Continue On Fail becomes an error item paired with the group.
- */
-export async function forEachGroup(
-	context: IExecuteFunctions,
-	groups: readonly number[][],
-	work: (
-		group: number[],
-		outputSoFar: readonly INodeExecutionData[],
-	) => Promise<INodeExecutionData[]>,
-): Promise<INodeExecutionData[]> {
-	const output: INodeExecutionData[] = [];
-	for (const group of groups) {
-		try {
-			output.push(...(await work(group, output)));
-		} catch (error) {
-			const nodeError = asNodeError(context, error, group[0]);
-			if (!context.continueOnFail()) throw nodeError;
-			output.push(errorItem(nodeError, group));
-		}
-	}
-	return output;
-}
-
 /** The output item for a failure under Continue On Fail. */
 export function errorItem(
 	error: NodeApiError | NodeOperationError,
