@@ -6,21 +6,21 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { operationOptions, route, subtitleExpression } from './actions/router';
+import { operationOptions, route } from './actions/router';
 import { getStatusDescription } from './operations/getStatus';
 import { sendDescription } from './operations/send';
 
 export class BulkSms implements INodeType {
-	// This rule sees only a string literal as a subtitle; ours is built from the operations' table.
-	// eslint-disable-next-line n8n-nodes-base/node-class-description-missing-subtitle
 	description: INodeTypeDescription = {
 		displayName: 'Bulk SMS',
 		name: 'bulkSms',
 		icon: { light: 'file:bulkSms.svg', dark: 'file:bulkSms.dark.svg' },
 		group: ['output'],
 		version: 1,
-		// The chosen operation's action, read from the operations' table (see actions/router.ts).
-		subtitle: subtitleExpression(),
+		// The chosen operation's action (see OPERATIONS in actions/router.ts; a test keeps the two
+		// in step). A literal: n8n's lint and verification scanner accept no other subtitle.
+		subtitle:
+			'={{ ({"send": "Send SMS", "getStatus": "Get Delivery Status"})[$parameter["operation"]] }}',
 		description: 'Send SMS to many numbers and read their delivery reports',
 		defaults: { name: 'Bulk SMS' },
 		usableAsTool: true,

@@ -1,9 +1,16 @@
 /** The node's operations table: what the editor is given, and what an unknown operation gets. */
-import { BULK_SMS, errorOf, loadPackageNodeType, runWorkflow } from '../engine/harness';
+import {
+	BULK_SMS,
+	errorOf,
+	HarnessNodeTypes,
+	loadPackageNodeType,
+	runWorkflow,
+} from '../engine/harness';
+import { OPERATIONS } from '../../nodes/BulkSms/actions/router';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { credentialsFor, getStatus, line, trigger } from './workflow';
 import type { INodeTypeDescription } from 'n8n-workflow';
-import { makeDescription, makeNodeName } from 'n8n-workflow';
+import { makeDescription, makeNodeName, Workflow } from 'n8n-workflow';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -27,6 +34,23 @@ describe('Bulk SMS operations', () => {
 		expect(makeNodeName(parameters, description())).toBe(name);
 		expect(makeDescription(parameters, description())).toBe(`${name} in Bulk SMS`);
 	});
+
+	it.each(OPERATIONS.map(({ value, action }) => [value, action]))(
+		'the canvas subtitle of %s is its action, "%s", as n8n evaluates it',
+		(operation, action) => {
+			const node = { ...getStatus({}), parameters: { resource: 'sms', operation } };
+			const workflow = new Workflow({
+				nodes: [node],
+				connections: {},
+				active: false,
+				nodeTypes: new HarnessNodeTypes({}),
+			});
+			const subtitle = String(description().subtitle);
+			expect(workflow.expression.getSimpleParameterValue(node, subtitle, 'internal', {})).toBe(
+				action,
+			);
+		},
+	);
 
 	it('refuses an operation it does not know with a sentence, sending nothing', async () => {
 		const node = { ...getStatus({ batchId: '1' }), name: 'Bulk SMS' };

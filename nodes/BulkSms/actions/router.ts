@@ -1,7 +1,6 @@
 /**
- * The Bulk SMS node's operations, in one table: the Operation options, the subtitle and the
- * dispatch are all read from it, so a new operation is one row here and nothing else to keep
- * in step. An operation the table does not have (a workflow written for a later version, or
+ * The Bulk SMS node's operations, in one table: the Operation options and the dispatch are read
+ * from it (the node's subtitle, which must be a literal, is checked against it by a test). An operation the table does not have (a workflow written for a later version, or
  * edited by hand) is refused with a sentence, never a TypeError.
  */
 import type { IExecuteFunctions, INodeExecutionData, INodePropertyOptions } from 'n8n-workflow';
@@ -42,16 +41,6 @@ export function operationOptions(): INodePropertyOptions[] {
 		action,
 		description,
 	}));
-}
-
-/**
- * The canvas subtitle: the chosen operation's action, looked up in a table written out from
- * OPERATIONS. n8n evaluates it in the editor, where the node's code does not run, so the table
- * travels inside the expression.
- */
-export function subtitleExpression(): string {
-	const actions = Object.fromEntries(OPERATIONS.map(({ value, action }) => [value, action]));
-	return `={{ (${JSON.stringify(actions)})[$parameter["operation"]] }}`;
 }
 
 export async function route(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
