@@ -20,7 +20,10 @@ export function packRepo(options: PackOptions = {}): string {
 	const destination = fs.mkdtempSync(path.join(os.tmpdir(), 'bulksms-pack-'));
 	// The tarball lives as long as the process that packed it (the e2e run's, the demo's).
 	process.once('exit', () => fs.rmSync(destination, { recursive: true, force: true }));
-	const output = run(['pack', '--json', '--pack-destination', destination], options);
+	// --dry-run=false: under `npm publish --dry-run` (trying the prepublishOnly guard) npm passes
+	// dry-run on to this pack, which would then write no tarball for the scanner.
+	const packArgs = ['pack', '--json', '--dry-run=false', '--pack-destination', destination];
+	const output = run(packArgs, options);
 	const [{ filename }] = JSON.parse(output) as Array<{ filename: string }>;
 	return path.join(destination, filename);
 }
