@@ -1,4 +1,9 @@
-import { parseBody, parseJsonLossless } from '../../nodes/shared/domain/body';
+import {
+	BodyError,
+	parseBody,
+	parseJsonLossless,
+	parseXmlDocument,
+} from '../../nodes/shared/domain/body';
 
 describe('parseBody: JSON is lossless', () => {
 	it.each([
@@ -139,5 +144,21 @@ describe('parseBody: not JSON nor XML gives undefined', () => {
 		['number alone', '42'],
 	])('%s', (_name, text) => {
 		expect(parseBody(text)).toBeUndefined();
+	});
+});
+
+describe('parseXmlDocument: roots', () => {
+	it('a lone <delivery_report> root is still a list (callbacks)', () => {
+		expect(
+			parseXmlDocument(
+				'<delivery_report><msisdn>1</msisdn><status>DELIVRD</status></delivery_report>',
+			),
+		).toEqual({ root: 'delivery_report', data: [{ msisdn: '1', status: 'DELIVRD' }] });
+	});
+
+	it('two roots of another name are refused', () => {
+		expect(() => parseXmlDocument('<sms_send/><sms_send/>')).toThrow(
+			new BodyError('it is XML without a single root element'),
+		);
 	});
 });

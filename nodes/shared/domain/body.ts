@@ -320,7 +320,9 @@ export function readXmlGeneral(text: string): XmlDocument {
 	}
 	const document = parseValidXml(text);
 	const roots = isRecord(document) ? Object.keys(document) : [];
-	if (roots.length !== 1 || Array.isArray((document as Record<string, unknown>)[roots[0]])) {
+	// Two roots of one name come as a list; delivery_report is a list however many there are.
+	const repeated = Array.isArray((document as Record<string, unknown>)[roots[0]]);
+	if (roots.length !== 1 || (repeated && !XML_LISTS.has(roots[0]))) {
 		throw new BodyError('it is XML without a single root element');
 	}
 	const root = roots[0];
