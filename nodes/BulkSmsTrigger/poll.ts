@@ -221,9 +221,16 @@ function failingBatches(
 
 // ---------------------------------------------------------------- output
 
+/**
+ * The Get Status report with previous_status after status. The first four keys set the order;
+ * the report fills them in and adds the rest (one object per item, not three: a poll may emit
+ * 100,000 of them).
+ */
 function reportItem(emission: ReportEmission<RawReport>, shape: Shape): INodeExecutionData {
-	const { batch_id, msisdn, status, ...rest } = shape(emission.report);
-	return { json: { batch_id, msisdn, status, previous_status: emission.previousStatus, ...rest } };
+	const previous_status = emission.previousStatus;
+	const json: IDataObject = { batch_id: '', msisdn: '', status: '', previous_status };
+	Object.assign(json, shape(emission.report));
+	return { json };
 }
 
 /** The Get Status batch summary; lists reports only when a status filter says which. */

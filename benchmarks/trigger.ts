@@ -1,0 +1,139 @@
+/**
+ * The Bulk SMS Trigger at campaign scale, through n8n-core's PollTriggerExecutor against a
+ * replay server (the client alone): one poll of 1,000 watched batches × 1,000 reports, and of
+ * 10,000 watched batches (a personalised campaign, one batch per contact), each beside a raw
+ * client that fetches the same answers at the same concurrency and JSON.parses them; and the
+ * static data the trigger stores, in bytes per destination and per watched batch.
+ *
+ * Run alone: `npx tsx benchmarks/trigger.ts` (or through `npm run bench` once registered).
+ */
+import type { IDataObject, INode } from 'n8n-workflow';
+
+import { BULK_SMS_TRIGGER, pollOnce } from '../test/engine/harness';
+import { printFigure, timeRuns, type Figure } from './figures';
+import { jsonAnswer, startReplay, type Replay } from './replay';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const CONCURRENCY = 8;
+/** Share of reports that became final between the baseline poll and the measured one. */
+const CHANGED = 0.8;
+
+interface Campaign {
+	scenario: string;
+	label: string;
+	batches: number;
+	reportsPerBatch: number;
+}
+
+const CAMPAIGNS: Campaign[] = [
+	{
+		scenario: 'trigger_poll_1000x1000_seconds',
+		label: 'Trigger poll, 1,000 batches × 1,000 reports, 80% changed',
+		batches: 1000,
+		reportsPerBatch: 1000,
+	},
+	{
+		scenario: 'trigger_poll_10000_batches',
+		label: 'Trigger poll, 10,000 batches × 5 reports, 80% changed',
+		batches: 10_000,
+		reportsPerBatch: 5,
+	},
+];
+
+export async function figures(): Promise<Figure[]> {
+	const replay = await startReplay();
+	try {
+		const result: Figure[] = [];
+		for (const campaign of CAMPAIGNS) {
+			if (process.env.BENCH_ONLY && !campaign.scenario.includes(process.env.BENCH_ONLY)) continue;
+			result.push(await pollFigure(replay, campaign));
+		}
+		return result;
+	} finally {
+		await replay.stop();
+	}
+}
+
+/** Batch ids of 19 digits, as the service gives them, one apart. */
+function batchIds(count: number): string[] {
+	return Array.from({ length: count }, (_, i) =>
+		(9_100_000_000_000_000_000n + BigInt(i)).toString(),
+	);
+}
+
+async function pollFigure(replay: Replay, campaign: Campaign): Promise<Figure> {
+	const ids = batchIds(campaign.batches);
+	const node: INode = {
+		id: 'watch',
+		name: 'Watch',
+		type: BULK_SMS_TRIGGER,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { batchIds: ids.join('\n'), emit: 'final' },
+	};
+	const credentials = {
+		bulkSmsApi: { baseUrl: replay.baseUrl, username: 'demo', password: 'demo', timeZone: 'UTC' },
+	};
+	const answer = (batchId: string, i: number, finalShare: number) =>
+		jsonAnswer({
+			batchId,
+			count: campaign.reportsPerBatch,
+			finalShare,
+			firstMsisdn: 447700000000 + i * 7919,
+		});
+	ids.forEach((batchId, i) => replay.set(batchId, answer(batchId, i, 0)));
+	const baselineState: IDataObject = {};
+	await pollOnce({ node, credentials, staticData: baselineState, persisted: {}, activation: true });
+	const stateAllPending = JSON.stringify(baselineState);
+	ids.forEach((batchId, i) => replay.set(batchId, answer(batchId, i, CHANGED)));
+
+	const expected = Math.round(campaign.reportsPerBatch * CHANGED) * campaign.batches;
+	let stateAfter = '';
+	const measured = await timeRuns(RUNS, async () => {
+		const staticData = JSON.parse(stateAllPending) as IDataObject;
+		const outcome = await pollOnce({ node, credentials, staticData, persisted: {} });
+		const emitted = outcome.result?.[0]?.length ?? 0;
+		if (emitted !== expected)
+			throw new Error(`bench: expected ${expected} emitted, got ${emitted}`);
+		stateAfter = JSON.stringify(staticData);
+	});
+	const baseline = await timeRuns(RUNS, () => rawClient(replay, ids));
+	const destinations = campaign.batches * campaign.reportsPerBatch;
+	return {
+		scenario: campaign.scenario,
+		label: `${campaign.label} vs raw fetch + JSON.parse (${CONCURRENCY} in flight)`,
+		measured,
+		baseline,
+		extra: {
+			seconds: Math.min(...measured) / 1000,
+			state_bytes_all_pending: stateAllPending.length,
+			state_bytes_after: stateAfter.length,
+			bytes_per_watched_batch_after: stateAfter.length / campaign.batches,
+			bytes_per_destination_all_pending: stateAllPending.length / destinations,
+		},
+	};
+}
+
+/** The floor: the same requests with fetch, as many at once, and JSON.parse of each answer. */
+async function rawClient(replay: Pick<Replay, 'baseUrl'>, ids: readonly string[]): Promise<void> {
+	let next = 0;
+	const worker = async () => {
+		while (next < ids.length) {
+			const batchId = ids[next++];
+			const res = await fetch(`${replay.baseUrl}/api/sms/get_status?batch_id=${batchId}`, {
+				headers: { Accept: 'application/json', Authorization: 'Basic ZGVtbzpkZW1v' },
+			});
+			JSON.parse(await res.text());
+		}
+	};
+	await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
+if (require.main === module) {
+	void figures()
+		.then((list) => list.forEach(printFigure))
+		.catch((error: unknown) => {
+			console.error(error);
+			process.exitCode = 1;
+		});
+}
