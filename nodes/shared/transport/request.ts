@@ -39,7 +39,7 @@ interface FullResponse {
 /** What n8n's helper gives for `encoding: 'stream'`: a readable that can be stopped. */
 interface BodyStream {
 	destroy(): void;
-	[Symbol.asyncIterator](): AsyncIterator<unknown>;
+	on(event: string, listener: (value?: unknown) => void): unknown;
 }
 
 /**
@@ -121,15 +121,14 @@ function stop(body: unknown): void {
 }
 
 function isStream(body: unknown): body is BodyStream {
-	return (
-		typeof body === 'object' &&
-		body !== null &&
-		typeof (body as BodyStream).destroy === 'function' &&
-		Symbol.asyncIterator in body
-	);
+	const stream = body as BodyStream | null | undefined;
+	return typeof stream?.destroy === 'function' && typeof stream.on === 'function';
 }
 
-/** The body as text, read until the end, the size cap or the deadline, whichever comes first. */
+/**
+ * The body as text, read until the end, the size cap or the deadline, whichever comes first.
+ * Read by events: an async iterator costs a promise per chunk, twice the time of a plain read.
+ */
 async function readBody(
 	body: unknown,
 	statusCode: number,
@@ -137,24 +136,29 @@ async function readBody(
 	deadline: AbortSignal,
 ): Promise<string | AttemptFailure> {
 	if (!isStream(body)) return textOf([asBytes(body ?? '')], maxBytes, statusCode);
-	const cut = () => body.destroy();
-	deadline.addEventListener('abort', cut, { once: true });
-	const chunks: Buffer[] = [];
-	let size = 0;
-	try {
-		for await (const chunk of body) {
+	return await new Promise((resolve) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		const finish = (result: string | AttemptFailure) => {
+			deadline.removeEventListener('abort', tooLate);
+			resolve(result);
+			// Stops receiving whatever is still coming; a no-op once the body has ended.
+			body.destroy();
+		};
+		const tooLate = () => finish({ kind: 'tooSlow' });
+		deadline.addEventListener('abort', tooLate, { once: true });
+		if (deadline.aborted) return tooLate();
+		body.on('data', (chunk) => {
 			const bytes = asBytes(chunk);
 			size += bytes.length;
-			// Leaving the loop destroys the stream: nothing more is received.
-			if (size > maxBytes) return { kind: 'tooLarge', statusCode };
+			if (size > maxBytes) return finish({ kind: 'tooLarge', statusCode });
 			chunks.push(bytes);
-		}
-	} catch (error) {
-		return failureOf(error, deadline);
-	} finally {
-		deadline.removeEventListener('abort', cut);
-	}
-	return textOf(chunks, maxBytes, statusCode);
+		});
+		body.on('end', () => finish(textOf(chunks, maxBytes, statusCode)));
+		body.on('error', (error) => finish(failureOf(error, deadline)));
+		// Closed before its end without an error: the connection went away.
+		body.on('close', () => finish({ kind: 'network', code: 'ECONNRESET' }));
+	});
 }
 
 function asBytes(chunk: unknown): Buffer {
