@@ -162,3 +162,47 @@ describe('parseXmlDocument: roots', () => {
 		);
 	});
 });
+
+describe('parseJsonLossless: where JSON.parse changes the order of members', () => {
+	it.each([
+		[
+			'a repeated key keeps its last value, ids exact',
+			'{"a":1,"b":9007199254740993,"a":9007199254740995}',
+			{ a: '9007199254740995', b: '9007199254740993' },
+		],
+		[
+			'a repeated key whose first value was the id',
+			'{"a":9007199254740993,"a":1,"b":9007199254740995}',
+			{ a: 1, b: '9007199254740995' },
+		],
+		[
+			'index-like keys come first in JSON.parse, ids stay with their keys',
+			'{"b":9007199254740993,"1":9007199254740995,"0":12345678901234567890}',
+			{ b: '9007199254740993', 1: '9007199254740995', 0: '12345678901234567890' },
+		],
+		[
+			'a large fraction and an exponent stay numbers beside an id',
+			'[1e20,9007199254740993,12345678901234567.5,-9007199254740993]',
+			[1e20, '9007199254740993', 12345678901234567.5, '-9007199254740993'],
+		],
+		['a lone id', '12345678901234567890', '12345678901234567890'],
+	])('%s', (_name, text, expected) => {
+		expect(parseJsonLossless(text)).toEqual(expected);
+	});
+
+	it('stays exact when something made Object.prototype enumerable members', () => {
+		Object.defineProperty(Object.prototype, 'polluted', {
+			value: 1,
+			enumerable: true,
+			configurable: true,
+		});
+		try {
+			expect(parseJsonLossless('{"a":{"id":9007199254740993},"b":9007199254740995}')).toEqual({
+				a: { id: '9007199254740993' },
+				b: '9007199254740995',
+			});
+		} finally {
+			delete (Object.prototype as Record<string, unknown>).polluted;
+		}
+	});
+});
