@@ -35,24 +35,23 @@ export interface TriggerOptions {
 }
 
 export async function startTrigger(options: TriggerOptions = {}): Promise<WebhookServer> {
-	const withCredential = options.timeZone !== undefined;
+	const { timeZone } = options;
 	return await startWebhookServer({
-		node: triggerNode(options.parameters, withCredential),
+		node: triggerNode(options.parameters, timeZone !== undefined),
 		nodeTypes: { [STATUS_TRIGGER]: new BulkSmsStatusTrigger() },
 		staticData: options.staticData,
 		port: options.port,
-		...(withCredential
-			? {
-					credentials: {
+		credentials:
+			timeZone === undefined
+				? {}
+				: {
 						bulkSmsApi: {
 							baseUrl: 'http://127.0.0.1:8555',
 							username: 'demo',
 							password: 'demo-password',
-							timeZone: options.timeZone,
+							timeZone,
 						},
 					},
-				}
-			: {}),
 	});
 }
 
