@@ -5,6 +5,9 @@
  */
 import { FULL, runSoak, summaryLine, type SoakResult } from './soak';
 
+// Thousands of injected faults would each put a line in n8n's log; the table says what happened.
+process.env.N8N_LOG_LEVEL ??= 'silent';
+
 function table(result: SoakResult): string[] {
 	const rows = result.sends.map((run) =>
 		[

@@ -20,6 +20,8 @@ export interface SendCampaign {
 	destinations: readonly string[];
 	/** Where the node sends: the sandbox, or a fault proxy in front of it. */
 	baseUrl: string;
+	/** Per item: how many numbers each item (each request) carries; 1 by default. */
+	destinationsPerItem?: number;
 	/** Rounds of re-running what was reported not sent, at most. */
 	maxRounds?: number;
 }
@@ -69,7 +71,10 @@ async function sendRound(
 ): Promise<Map<string, Claim>> {
 	const perItem = campaign.shape === 'per item';
 	const list = perItem
-		? destinations.map((msisdn) => ({ msisdn, name: `n${msisdn.slice(-4)}` }))
+		? chunks(destinations, campaign.destinationsPerItem ?? 1).map((group) => ({
+				msisdn: group.join(','),
+				name: `n${group[0].slice(-4)}`,
+			}))
 		: [{ msisdn: destinations.join(',') }];
 	const node = send(
 		{
@@ -115,6 +120,12 @@ function claimsOfError(error: { context?: IDataObject }): Map<string, Claim> {
 		for (const msisdn of list(entry.destinations)) claims.set(msisdn, claim);
 	}
 	return claims;
+}
+
+function chunks(values: readonly string[], size: number): string[][] {
+	const result: string[][] = [];
+	for (let at = 0; at < values.length; at += size) result.push(values.slice(at, at + size));
+	return result;
 }
 
 function list(value: unknown): string[] {

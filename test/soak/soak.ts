@@ -78,6 +78,8 @@ export async function runSoak(size: SoakSize): Promise<SoakResult> {
 				continueOnFail,
 				destinations,
 				baseUrl: proxy.baseUrl,
+				// Without Continue On Fail each failure ends a run: fewer, larger items keep it short.
+				destinationsPerItem: continueOnFail ? 1 : 10,
 				maxRounds: 400,
 			});
 			addCounts(faults, proxy.counts());
