@@ -169,7 +169,19 @@ describe("the polling trigger in main, n8n's default poller", () => {
 	});
 });
 
-describe('send-and-track resumes', () => {
+describe('the polling trigger with the durable poll scheduler and durable cursors', () => {
+	test('main restarted with them on: the cursors are enabled and a new trigger emits what it finds', async () => {
+		await stack.restartMain(DURABLE);
+		expect(stack.main.log).not.toContain('durable poll cursors stay disabled');
+
+		await stack.main.activateWorkflow(durable.workflowId);
+		const [first] = await stack.main.waitForExecutions(durable.workflowId, settled(1), 30_000);
+		expect(emitted(first, durable)).toEqual(pairs(DURABLE_NUMBERS, 'ENROUTE'));
+		expect(stack.workerThatStarted(String(first.id))).toBeDefined();
+	});
+});
+
+describe('send-and-track resumes (its Wait ran meanwhile)', () => {
 	test('on the other worker, after its Wait, and ends with the exact batch id', async () => {
 		const execution = await waitForExecution(sendAndTrackExecution, ['success', 'error'], 90_000);
 		expect(execution.status).toBe('success');
@@ -203,17 +215,7 @@ describe('send-and-track resumes', () => {
 	});
 });
 
-describe('the polling trigger with the durable poll scheduler and durable cursors', () => {
-	test('main restarted with them on: the cursors are enabled and a new trigger emits what it finds', async () => {
-		await stack.restartMain(DURABLE);
-		expect(stack.main.log).not.toContain('durable poll cursors stay disabled');
-
-		await stack.main.activateWorkflow(durable.workflowId);
-		const [first] = await stack.main.waitForExecutions(durable.workflowId, settled(1), 30_000);
-		expect(emitted(first, durable)).toEqual(pairs(DURABLE_NUMBERS, 'ENROUTE'));
-		expect(stack.workerThatStarted(String(first.id))).toBeDefined();
-	});
-
+describe('the durable poll scheduler and cursors, continued', () => {
 	test("after an idle worker's kill and a restart of main, n8n's scheduled polls emit each change once", async () => {
 		await stack.main.waitForExecutions(durable.workflowId, settled(1), 10_000);
 		const idle = [...stack.workers.values()].filter((worker) => worker.alive);
