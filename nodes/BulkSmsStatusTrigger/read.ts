@@ -57,20 +57,9 @@ function readBodyText(text: string): RawReport[] {
 		if (/^[\w.%+-]+=/.test(text)) return readForm(text);
 		throw new ResponseShapeError('the body is neither JSON, XML nor form fields');
 	}
-	const parsed = readBody(withListRoot(text));
+	const parsed = readBody(text);
 	if (parsed.format === 'json') return readJson(parsed.data);
 	return readXml(parsed.root ?? '', parsed.data);
-}
-
-const LONE_REPORT = /^(?:<\?xml[^>]*\?>)?\s*(?=<delivery_report[\s>/])/;
-
-/**
- * The body parser reads delivery_report as a list wherever it is, so a document whose root is a
- * lone <delivery_report> is given a <reports> root around it first.
- */
-function withListRoot(text: string): string {
-	const prolog = LONE_REPORT.exec(text);
-	return prolog ? `<reports>${text.slice(prolog[0].length)}</reports>` : text;
 }
 
 /** One report, a list of them, or `{reports: [...]}` as get_status writes them. */
@@ -83,6 +72,11 @@ function readJson(data: unknown): RawReport[] {
 
 /** `<delivery_report>` alone, `<sms_get_status><reports>...` as get_status, or `<reports>`. */
 function readXml(root: string, data: unknown): RawReport[] {
+	// The body reader gives delivery_report as a list wherever it is, the root included.
+	if (root === 'delivery_report') {
+		const items = Array.isArray(data) ? data : [data];
+		return items.map((item, i) => readDeliveryReport(item, `delivery_report[${i}]`));
+	}
 	if (root === 'sms_get_status') return readStatusResponse(data);
 	if (root === 'reports') return readStatusResponse({ reports: data });
 	throw new ResponseShapeError(
