@@ -1,11 +1,13 @@
 /**
  * n8n's editor with the packed package installed, for a person to try the nodes by hand: the
  * sandbox (or the service in BULKSMS_BASE_URL, see service.ts), a fresh n8n on 127.0.0.1 with an
- * owner account, the credential and both example workflows imported. Prints the addresses and
+ * owner account, the credential and both example workflows imported, and the package listed on
+ * the Community Nodes page (communityPackage.ts). Prints the addresses and
  * the login; Ctrl-C stops everything.
  *
  * Usage: npm run editor [-- --port 5678] [-- --tarball file.tgz]
  */
+import { registerCommunityPackage } from './communityPackage';
 import { packRepo } from './package';
 import { DEFAULT_OWNER, N8nInstance, type N8nServer } from './runtime';
 import { startService, type Service } from './service';
@@ -37,7 +39,8 @@ function printWelcome(server: N8nServer, service: Service): void {
 			`workflow:   ${server.baseUrl}/workflow/${workflowId(workflow)}  (${String(workflow.name)})`,
 		);
 	}
-	say(`credential: "${CREDENTIAL_NAME}" -> ${service.description}`);
+	say(`credential: "${CREDENTIAL_NAME}" (already created) -> ${service.description}`);
+	say(`packages:   ${server.baseUrl}/settings/community-nodes`);
 	say('\nOpen "send and track", press "Execute workflow"; Ctrl-C here stops n8n and the sandbox.');
 }
 
@@ -52,6 +55,7 @@ async function main(): Promise<void> {
 		say(`n8n ${n8n.provisioned.n8nVersion} with ${installed.name}@${installed.version}`);
 		await n8n.importCredential(credential(service.account));
 		await n8n.importWorkflow(EXAMPLES);
+		registerCommunityPackage(n8n, installed);
 		const server = await n8n.startServer({ port });
 		await server.setupOwner();
 		printWelcome(server, service);
