@@ -10,7 +10,7 @@ import { OPERATIONS } from '../../nodes/BulkSms/actions/router';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { credentialsFor, getStatus, line, trigger } from './workflow';
 import type { INodeTypeDescription } from 'n8n-workflow';
-import { makeDescription, makeNodeName, Workflow } from 'n8n-workflow';
+import { makeDescription, makeNodeName, NodeConnectionTypes, Workflow } from 'n8n-workflow';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -33,6 +33,9 @@ describe('Bulk SMS operations', () => {
 		const parameters = { resource: 'sms', operation };
 		expect(makeNodeName(parameters, description())).toBe(name);
 		expect(makeDescription(parameters, description())).toBe(`${name} in Bulk SMS`);
+		// The AI Agent tool variant n8n derives from usableAsTool: same description, ai_tool output.
+		const tool = { ...description(), outputs: [NodeConnectionTypes.AiTool] };
+		expect(makeNodeName(parameters, tool)).toBe(`${name} in Bulk SMS`);
 	});
 
 	it.each(OPERATIONS.map(({ value, action }) => [value, action]))(
