@@ -3,7 +3,6 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
-	IPollFunctions,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
@@ -196,7 +195,6 @@ function batchFilter(this: IWebhookFunctions): Set<string> | undefined {
 /** The credential is optional here: it only gives the zone of delivery dates (UTC without it). */
 async function callbackTimeZone(this: IWebhookFunctions): Promise<string> {
 	if (!this.getNode().credentials?.bulkSmsApi) return 'UTC';
-	// serviceSettings reads only getCredentials and getNode, which a webhook context has too.
-	const { timeZone } = await serviceSettings.call(this as unknown as IPollFunctions);
+	const { timeZone } = await serviceSettings.call(this);
 	return timeZone;
 }
