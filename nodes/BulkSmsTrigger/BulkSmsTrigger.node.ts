@@ -18,7 +18,9 @@ export class BulkSmsTrigger implements INodeType {
 		version: 1,
 		subtitle:
 			'={{ {"changes": "Every status change", "final": "Final statuses", "batchFinal": "Batch finished"}[$parameter["emit"]] }}',
-		description: 'Starts the workflow when messages of watched batches are delivered or fail',
+		// n8n's node creator shows the trigger's description for the whole Bulk SMS entry (actions too).
+		description:
+			'Send SMS to many numbers, read their delivery reports, and start workflows when they are delivered or fail',
 		defaults: { name: 'Bulk SMS Trigger' },
 		polling: true,
 		inputs: [],
