@@ -1,32 +1,18 @@
 /**
  * Reading a 100,000-report status answer: lossless JSON and XML against plain JSON.parse of the
- * same data (which rounds the ids, so it is the floor, not an alternative). Prints min and median
- * of several runs and the ratios. Run alone: npx tsx benchmarks/parsing.ts [runs]
- * The lead's `npm run bench` can call measureParsing() and use its figures.
+ * same data (which rounds the ids, so it is the floor, not an alternative), and the whole
+ * readStatusAnswer (parse + every field read once, dates included) against the same floor.
+ * Wall time is what the figures compare; the process's CPU time (all threads, GC included) is
+ * given beside it as `cpu_ratio_*`, steadier when the machine is shared.
+ * Alone: npx tsx benchmarks/parsing.ts [runs]
  */
 import { parseBody } from '../nodes/shared/domain/body';
 import { readStatusAnswer } from '../nodes/shared/domain/responses';
+import { median, printFigure, type Figure } from './figures';
 
-/** Milliseconds per contender: wall time, and CPU time of the process (steadier on a busy machine). */
-export interface ParsingFigures {
-	jsonParse: Timing;
-	losslessJson: Timing;
-	xml: Timing;
-	statusJson: Timing;
-	statusXml: Timing;
-}
+const REPORTS = 100_000;
 
-export interface Timing {
-	wall: Spread;
-	cpu: Spread;
-}
-
-export interface Spread {
-	min: number;
-	median: number;
-}
-
-/** A status answer as the sandbox writes it, 19-digit ids and 17-digit session ids. */
+/** A status answer as the sandbox writes it, 19-digit batch ids and 17-digit session ids. */
 export function statusAnswerTexts(reports: number): { json: string; xml: string } {
 	const json: string[] = [];
 	const xml: string[] = [];
@@ -50,76 +36,61 @@ export function statusAnswerTexts(reports: number): { json: string; xml: string 
 	};
 }
 
-function spread(samples: number[]): Spread {
-	const sorted = [...samples].sort((a, b) => a - b);
-	return { min: sorted[0], median: sorted[Math.floor(sorted.length / 2)] };
+interface Samples {
+	wall: number[];
+	cpu: number[];
 }
 
-function measure(work: () => unknown): { wall: number; cpu: number } {
+function measure(work: () => unknown, into: Samples): void {
 	const cpuStart = process.cpuUsage();
 	const start = process.hrtime.bigint();
 	work();
-	const wall = Number(process.hrtime.bigint() - start) / 1e6;
+	into.wall.push(Number(process.hrtime.bigint() - start) / 1e6);
 	const cpu = process.cpuUsage(cpuStart);
-	return { wall, cpu: (cpu.user + cpu.system) / 1e3 };
+	into.cpu.push((cpu.user + cpu.system) / 1e3);
 }
 
 /** Interleaves the contenders in every run, so a busy neighbour slows them all alike. */
-export function measureParsing(reports = 100_000, runs = 5): ParsingFigures {
-	const { json, xml } = statusAnswerTexts(reports);
-	const contenders: Array<[keyof ParsingFigures, () => unknown]> = [
-		['jsonParse', () => JSON.parse(json)],
-		['losslessJson', () => parseBody(json)],
-		['xml', () => parseBody(xml)],
-		['statusJson', () => readStatusAnswer(json)],
-		['statusXml', () => readStatusAnswer(xml)],
-	];
-	const samples = new Map<keyof ParsingFigures, { wall: number[]; cpu: number[] }>(
-		contenders.map(([name]) => [name, { wall: [], cpu: [] }]),
-	);
+export async function figures(runs = 5): Promise<Figure[]> {
+	const { json, xml } = statusAnswerTexts(REPORTS);
+	const contenders: Record<string, () => unknown> = {
+		baseline: () => JSON.parse(json),
+		parse_json_100k: () => parseBody(json),
+		parse_xml_100k: () => parseBody(xml),
+		read_status_json_100k: () => readStatusAnswer(json),
+		read_status_xml_100k: () => readStatusAnswer(xml),
+	};
+	const samples = new Map(Object.keys(contenders).map((name) => [name, { wall: [], cpu: [] }]));
 	// One warm-up round, not counted: the first call compiles the code paths.
-	for (const [, work] of contenders) work();
+	for (const work of Object.values(contenders)) work();
 	for (let run = 0; run < runs; run++) {
-		for (const [name, work] of contenders) {
-			const taken = measure(work);
-			samples.get(name)?.wall.push(taken.wall);
-			samples.get(name)?.cpu.push(taken.cpu);
+		for (const [name, work] of Object.entries(contenders)) {
+			measure(work, samples.get(name) as Samples);
 		}
 	}
-	const timing = (name: keyof ParsingFigures): Timing => {
-		const of = samples.get(name) ?? { wall: [], cpu: [] };
-		return { wall: spread(of.wall), cpu: spread(of.cpu) };
+	const baseline = samples.get('baseline') as Samples;
+	const figure = (scenario: string, label: string): Figure => {
+		const own = samples.get(scenario) as Samples;
+		return {
+			scenario,
+			label,
+			measured: own.wall,
+			baseline: baseline.wall,
+			extra: {
+				cpu_ratio_median: median(own.cpu) / median(baseline.cpu),
+				cpu_ratio_min: Math.min(...own.cpu) / Math.min(...baseline.cpu),
+			},
+		};
 	};
-	return {
-		jsonParse: timing('jsonParse'),
-		losslessJson: timing('losslessJson'),
-		xml: timing('xml'),
-		statusJson: timing('statusJson'),
-		statusXml: timing('statusXml'),
-	};
-}
-
-function printFigures(figures: ParsingFigures, reports: number, runs: number): void {
-	console.log(`Reading a ${reports.toLocaleString('en')}-report status answer, ${runs} runs`);
-	const row = (label: string, timing: Timing) => {
-		const cells = (['wall', 'cpu'] as const).map((clock) => {
-			const own = timing[clock];
-			const base = figures.jsonParse[clock];
-			const ratio = `x${(own.min / base.min).toFixed(2)}/x${(own.median / base.median).toFixed(2)}`;
-			return `${clock} ${own.min.toFixed(1)}/${own.median.toFixed(1)} ms ${ratio}`;
-		});
-		console.log(`${label.padEnd(30)} ${cells.join('   ')}`);
-	};
-	console.log('(min/median of the runs; ratios against JSON.parse of the same text, min/median)');
-	row('JSON.parse (rounds the ids)', figures.jsonParse);
-	row('lossless JSON (parseBody)', figures.losslessJson);
-	row('XML (parseBody)', figures.xml);
-	row('readStatusAnswer, JSON', figures.statusJson);
-	row('readStatusAnswer, XML', figures.statusXml);
+	return [
+		figure('parse_json_100k', 'lossless JSON, 100,000 reports, vs JSON.parse'),
+		figure('parse_xml_100k', 'XML, 100,000 reports, vs JSON.parse of the same data'),
+		figure('read_status_json_100k', 'readStatusAnswer JSON (parse + fields) vs JSON.parse'),
+		figure('read_status_xml_100k', 'readStatusAnswer XML (parse + fields) vs JSON.parse'),
+	];
 }
 
 if (require.main === module) {
 	const runs = Math.max(3, Number(process.argv[2] ?? 5) || 5);
-	const reports = 100_000;
-	printFigures(measureParsing(reports, runs), reports, runs);
+	void figures(runs).then((all) => all.forEach(printFigure));
 }
