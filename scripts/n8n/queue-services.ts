@@ -9,7 +9,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { provisionPostgres } from './provision';
-import { captureOutput, freePort, killGroup, spawnGroup } from './runtime';
+import {
+	captureOutput,
+	forgetTempFolder,
+	freePort,
+	killGroup,
+	spawnGroup,
+	trackTempFolder,
+} from './runtime';
 
 /** A started service: where it listens, its process group, how to stop it. */
 export interface Service {
@@ -42,6 +49,17 @@ function chownTree(dir: string): void {
 	if (!runningAsRoot()) return;
 	const result = spawnSync('chown', ['-R', `${UNPRIVILEGED.uid}:${UNPRIVILEGED.gid}`, dir]);
 	if (result.status !== 0) throw new Error(`chown ${dir} failed: ${String(result.stderr)}`);
+}
+
+function tempFolder(prefix: string): string {
+	const folder = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+	trackTempFolder(folder);
+	return folder;
+}
+
+function removeTempFolder(folder: string): void {
+	fs.rmSync(folder, { recursive: true, force: true });
+	forgetTempFolder(folder);
 }
 
 /** Waits for a line in a process's output; fails with that output if it ends or takes too long. */
@@ -79,7 +97,7 @@ function waitForLine(
  */
 export async function startPostgres(): Promise<PostgresService> {
 	const native = await provisionPostgres();
-	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'bulksms-postgres-'));
+	const folder = tempFolder('bulksms-postgres-');
 	const home = runningAsRoot() ? copyBinaries(native, folder) : native;
 	const data = path.join(folder, 'data');
 	const user = 'n8n';
@@ -93,7 +111,10 @@ export async function startPostgres(): Promise<PostgresService> {
 		'--no-sync',
 	]);
 	const init = spawnSync(initdb, initdbArgs, { cwd: folder, env, encoding: 'utf8' });
-	if (init.status !== 0) throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);
+	if (init.status !== 0) {
+		removeTempFolder(folder);
+		throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);
+	}
 
 	const port = await freePort();
 	const [postgres, args] = asUnprivileged(path.join(home, 'bin', 'postgres'), [
@@ -118,7 +139,7 @@ export async function startPostgres(): Promise<PostgresService> {
 	const stop = async () => {
 		// SIGINT is Postgres's fast shutdown (TERM waits for every client to leave).
 		await killGroup(child, 5000, 'SIGINT');
-		fs.rmSync(folder, { recursive: true, force: true });
+		removeTempFolder(folder);
 	};
 	try {
 		await waitForLine(child, 'postgres', /ready to accept connections/, 30_000);
@@ -145,7 +166,7 @@ function copyBinaries(native: string, folder: string): string {
 
 /** Debian's redis-server, nothing written to disk. */
 export async function startRedis(): Promise<Service> {
-	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'bulksms-redis-'));
+	const folder = tempFolder('bulksms-redis-');
 	const port = await freePort();
 	const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
 	const child = spawnGroup('redis-server', [...args, '--dir', folder], {
@@ -154,7 +175,7 @@ export async function startRedis(): Promise<Service> {
 	});
 	const stop = async () => {
 		await killGroup(child, 3000);
-		fs.rmSync(folder, { recursive: true, force: true });
+		removeTempFolder(folder);
 	};
 	child.once('error', () => undefined); // reported by waitForLine as an exit
 	try {

@@ -40,8 +40,28 @@ export const DEFAULT_OWNER: Owner = {
 // processes
 
 const running = new Set<ChildProcess>();
-/** User folders of instances not yet stopped, removed on exit too (they hold a database and logs). */
+/**
+ * Temp folders of instances and services not yet stopped (user folders, Postgres data), removed on
+ * exit too, and by the test runner's process when a test run ends early (see GROUPS_DIR).
+ */
 const userFolders = new Set<string>();
+
+const FOLDER_PREFIX = 'folder-';
+
+/** A temp folder to delete if we end before its owner does (stop() calls forgetTempFolder). */
+export function trackTempFolder(folder: string): void {
+	userFolders.add(folder);
+	if (GROUPS_DIR) fs.writeFileSync(path.join(GROUPS_DIR, folderEntry(folder)), folder);
+}
+
+export function forgetTempFolder(folder: string): void {
+	userFolders.delete(folder);
+	if (GROUPS_DIR) fs.rmSync(path.join(GROUPS_DIR, folderEntry(folder)), { force: true });
+}
+
+function folderEntry(folder: string): string {
+	return FOLDER_PREFIX + Buffer.from(folder).toString('base64url');
+}
 
 /**
  * Kills a process group: TERM (or `signal`) first so n8n closes its database, KILL for whatever is
@@ -99,12 +119,18 @@ export function captureOutput(child: ChildProcess, sink: (text: string) => void)
 		stream?.on('data', (chunk: Buffer) => sink(chunk.toString('utf8')));
 }
 
-/** Kills every process group recorded in `dir` (see GROUPS_DIR). */
+/** Kills every process group recorded in `dir` (see GROUPS_DIR), then deletes the temp folders. */
 export function killRecordedGroups(dir: string): void {
 	if (!fs.existsSync(dir)) return;
-	for (const name of fs.readdirSync(dir)) {
+	const names = fs.readdirSync(dir);
+	for (const name of names.filter((entry) => !entry.startsWith(FOLDER_PREFIX))) {
 		signalGroup(Number(name), 'SIGKILL');
 		fs.rmSync(path.join(dir, name), { force: true });
+	}
+	for (const name of names.filter((entry) => entry.startsWith(FOLDER_PREFIX))) {
+		const entry = path.join(dir, name);
+		fs.rmSync(fs.readFileSync(entry, 'utf8'), { recursive: true, force: true });
+		fs.rmSync(entry, { force: true });
 	}
 }
 
@@ -178,7 +204,7 @@ export class N8nInstance {
 		private readonly options: InstanceOptions,
 	) {
 		this.userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'bulksms-n8n-'));
-		if (!options.keepUserFolder) userFolders.add(this.userFolder);
+		if (!options.keepUserFolder) trackTempFolder(this.userFolder);
 	}
 
 	static async create(options: InstanceOptions = {}): Promise<N8nInstance> {
@@ -337,7 +363,7 @@ export class N8nInstance {
 		await Promise.all([...this.servers].map((server) => server.stop()));
 		this.servers.clear();
 		if (!this.options.keepUserFolder) fs.rmSync(this.userFolder, { recursive: true, force: true });
-		userFolders.delete(this.userFolder);
+		forgetTempFolder(this.userFolder);
 	}
 }
 
