@@ -1,7 +1,7 @@
 /**
  * Shaping delivery reports in a time zone: µs per report for shapeReport in UTC, Europe/Berlin
  * and America/New_York, and the ratio of Berlin to UTC. A figure, never asserted in tests.
- * Run: npx tsx benchmarks/dates.ts [runs]
+ * Alone: npx tsx benchmarks/dates.ts
  *
  * The dates span two days around a DST change in both zones (as a busy batch's reports do
  * around a change), with seconds and tenths varying, so a per-day cache must handle a change
@@ -10,9 +10,9 @@
 import { readWallTime } from '../nodes/shared/domain/dates';
 import { shapeReport } from '../nodes/shared/domain/reports';
 import type { RawReport } from '../nodes/shared/domain/responses';
+import { printFigure, type Figure } from './figures';
 
 const REPORTS = 100_000;
-const RUNS = Math.max(3, Number(process.argv[2] ?? 5));
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York'] as const;
 
 function reportsAround(day: string): RawReport[] {
@@ -45,30 +45,30 @@ function microsPerReport(reports: readonly RawReport[], zone: string): number {
 	return ns / 1000 / reports.length;
 }
 
-function main(): void {
+/** Berlin and New York against UTC, each zone measured in every run so a busy neighbour slows all alike. */
+export async function figures(runs = 5): Promise<Figure[]> {
 	// 2026-10-25: Europe's fall back; 2026-03-08: New York's spring forward.
 	const data = { europe: reportsAround('2026-10-25'), america: reportsAround('2026-03-08') };
 	const results = new Map<string, number[]>(ZONES.map((zone) => [zone, []]));
-	for (let run = 0; run < RUNS; run++) {
+	for (let run = 0; run <= runs; run++) {
 		for (const zone of ZONES) {
 			const reports = zone === 'America/New_York' ? data.america : data.europe;
-			results.get(zone)!.push(microsPerReport(reports, zone));
+			const micros = microsPerReport(reports, zone);
+			if (run > 0) results.get(zone)?.push(micros); // run 0 warms the zone's memo up
 		}
 	}
-	const stats = (zone: string) => {
-		const sorted = [...results.get(zone)!].sort((a, b) => a - b);
-		return { min: sorted[0], median: sorted[Math.floor(sorted.length / 2)] };
-	};
-	console.log(`shapeReport, ${REPORTS.toLocaleString('en')} reports, ${RUNS} runs (µs per report)`);
-	for (const zone of ZONES) {
-		const { min, median } = stats(zone);
-		console.log(`${zone.padEnd(18)} min ${min.toFixed(3)}  median ${median.toFixed(3)}`);
-	}
-	const utc = stats('UTC');
-	const berlin = stats('Europe/Berlin');
-	console.log(
-		`Berlin vs UTC      min x${(berlin.min / utc.min).toFixed(2)}  median x${(berlin.median / utc.median).toFixed(2)}`,
-	);
+	const utc = results.get('UTC') ?? [];
+	const against = (scenario: string, zone: string): Figure => ({
+		scenario,
+		label: `shapeReport in ${zone} vs UTC, ${REPORTS.toLocaleString('en')} reports around DST`,
+		measured: results.get(zone) ?? [],
+		baseline: utc,
+		unit: 'µs/report',
+	});
+	return [
+		against('shape_berlin_vs_utc', 'Europe/Berlin'),
+		against('shape_new_york_vs_utc', 'America/New_York'),
+	];
 }
 
-main();
+if (require.main === module) void figures().then((all) => all.forEach(printFigure));

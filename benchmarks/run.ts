@@ -13,8 +13,12 @@ import { printFigure, summarise, type Figure, type Summary } from './figures';
 
 /** Each module measures one part; run one with `npm run bench -- --only status`. */
 const MODULES: Record<string, () => Promise<{ figures: () => Promise<Figure[]> }>> = {
+	parsing: () => import('./parsing'),
+	dates: () => import('./dates'),
 	status: () => import('./status'),
 	memory: () => import('./memory'),
+	send: () => import('./send'),
+	trigger: () => import('./trigger'),
 };
 
 async function main(): Promise<void> {
