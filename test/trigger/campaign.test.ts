@@ -109,9 +109,7 @@ async function runCampaign(
 	}
 	const watcher = new Watcher(proxy.baseUrl, { batchIds: ids.join('\n'), emit: mode });
 	watcher.durableCursors = durable;
-	// The baseline, every report ENROUTE; some left out of it, so they are first seen later.
-	proxy.rewrite = (_url, body) => rewriteAnswer(body, next);
-	expect(await watcher.emitted()).toEqual([]);
+	// The baseline (every report ENROUTE) comes after the faults are set up below.
 
 	// A fault per request (the transport's retries mostly hide it), and per round a few batches
 	// broken for every attempt, so that whole reads fail while the other batches go on.
@@ -123,10 +121,32 @@ async function runCampaign(
 		{ status: 200, body: '{"reports":[{"batch_id":1,"msisdn":"4' },
 	];
 	let broken = new Map<string, Breakage>();
+	// Requests go out concurrently, so each draws from its own generator, keyed by the round, the
+	// batch and its attempt, not from the shared sequence: the run is the same every time.
+	let round = 0;
+	const attempts = new Map<string, number>();
+	const current = new Map<string, () => number>();
 	proxy.breakFor = (url) => {
 		const batchId = new URL(url, 'http://x').searchParams.get('batch_id') ?? '';
-		return broken.get(batchId) ?? (next() < 0.15 ? pick(faults) : undefined);
+		const attempt = (attempts.get(`${round} ${batchId}`) ?? 0) + 1;
+		attempts.set(`${round} ${batchId}`, attempt);
+		const own = seeded(hashOf(`${seed} ${round} ${batchId} ${attempt}`));
+		current.set(batchId, own);
+		return (
+			broken.get(batchId) ?? (own() < 0.15 ? faults[Math.floor(own() * faults.length)] : undefined)
+		);
 	};
+	proxy.rewrite = (url, body) => {
+		const batchId = new URL(url, 'http://x').searchParams.get('batch_id') ?? '';
+		return rewriteAnswer(body, current.get(batchId) ?? next);
+	};
+
+	// The baseline, every report ENROUTE; some left out of it, so they are first seen later.
+	broken = new Map();
+	const baselineFaults = proxy.breakFor;
+	proxy.breakFor = (url) => (baselineFaults(url), undefined);
+	expect(await watcher.emitted()).toEqual([]);
+	proxy.breakFor = baselineFaults;
 
 	const emitted: string[] = [];
 	const figures: CampaignFigures = {
@@ -157,7 +177,7 @@ async function runCampaign(
 			.received()
 			.batches.flatMap((batch) => batch.messages)
 			.filter((m) => m.status === 'ENROUTE' && m.msisdn.endsWith('9'));
-	for (let round = 0; round < 40; round++) {
+	for (round = 1; round <= 40; round++) {
 		broken = new Map(ids.filter(() => next() < 0.2).map((id) => [id, pick(faults)]));
 		if (next() < 0.3) sb.advance(1000 + Math.floor(next() * 2000));
 		if (next() < 0.25) {
@@ -208,6 +228,13 @@ async function runCampaign(
 	return figures;
 }
 
+/** A 32-bit FNV-1a of a text, to seed a generator per request. */
+function hashOf(text: string): number {
+	let hash = 0x811c9dc5;
+	for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+	return hash >>> 0;
+}
+
 /** Leaves out about one report in five of a good answer, then shuffles the rest half the time. */
 function rewriteAnswer(body: string, next: () => number): string {
 	const reports = body.match(/\{[^{}]*\}/g);
@@ -230,6 +257,8 @@ describe('a seeded fault campaign over 12 batches', () => {
 			console.log(
 				`trigger campaign seed ${seed} (${mode}${durable ? ', durable cursors' : ''}): ${figures.polls} polls, ${figures.failedPolls} failed, ${figures.emitted} emitted, ${figures.duplicates} duplicates, ${figures.missed} missed`,
 			);
+			// One broken batch no longer fails the poll for all (the first design failed 41-43 of ~45).
+			expect(figures.failedPolls).toBeLessThan(figures.polls / 4);
 			expect(figures.duplicates).toBe(0);
 			expect(figures.missed).toBe(0);
 			if (mode === 'final') expect(figures.emitted).toBe(72);
