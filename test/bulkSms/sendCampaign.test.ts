@@ -206,6 +206,39 @@ describe('accepted = false with a batch_id (issue 9, defect 6)', () => {
 	});
 });
 
+describe('Any value an expression gives is read or refused in words (issue 9, defect 7)', () => {
+	const bare = '={{ Object.create(null) }}';
+	it.each<[string, INodeParameters, RegExp]>([
+		['Message', { message: bare }, /^The message is not text \(got an object\)$/],
+		['Valid For', { validity: 'duration', validityHours: bare }, /validity duration/i],
+		[
+			'Valid Until',
+			{ validity: 'until', validityUntil: bare },
+			/Valid Until must be a date and time/,
+		],
+		['Default Country Code', { sendOptions: { defaultCountryCode: bare } }, /country calling code/],
+		['Max Destinations per Request', { sendOptions: { maxPerRequest: bare } }, /^$/],
+		['Do Not Send To', { sendOptions: { doNotSendTo: bare } }, /^$/],
+	])('%s', async (_name, parameters, expected) => {
+		const spec = line(
+			trigger(),
+			send({ destinations: '447700900120', message: 'Hi', ...parameters }),
+		);
+		const error = errorOf(await run(spec), 'Send');
+		expect(error?.message ?? '').toMatch(expected);
+		expect(error?.message ?? '').not.toMatch(/primitive|TypeError|Cannot/);
+	});
+
+	it('a bare object in Destinations is a skipped entry with a reason', async () => {
+		const error = errorOf(
+			await run(line(trigger(), send({ destinations: bare, message: 'Hi' }))),
+			'Send',
+		);
+		expect(error?.message).toBe('No valid destination to send to');
+		expect(error?.description).toMatch(/expected a phone number as text, got an object/);
+	});
+});
+
 describe('Group Items With the Same Message', () => {
 	const grouped = (options: IDataObject = {}) =>
 		line(

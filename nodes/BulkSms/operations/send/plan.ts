@@ -14,7 +14,7 @@ import {
 	type MessageMeasure,
 	type SmartEncoding,
 } from '../../../shared/domain/message';
-import { parseDestinations } from '../../../shared/domain/msisdn';
+import { parseDestinations, type DestinationOptions } from '../../../shared/domain/msisdn';
 import {
 	resolveValidity,
 	ValidityError,
@@ -43,7 +43,8 @@ export interface RunSettings {
 	group: boolean;
 	concurrency: number;
 	output: 'batch' | 'destination';
-	maxCredits?: number;
+	/** As given; checked when the credits are counted. */
+	maxCredits?: unknown;
 }
 
 /** One message to the numbers of one or more items; several requests when it is long. */
@@ -154,16 +155,16 @@ function parameterReader(context: IExecuteFunctions): Reader {
 function readSettings(read: Reader): RunSettings {
 	const option = <T>(name: string, fallback: T) => read(`sendOptions.${name}`, 0, fallback);
 	// null, not undefined: n8n refuses a missing parameter whose fallback is undefined.
-	const maxCredits = option<number | null>('maxCredits', null);
+	const maxCredits = option<unknown>('maxCredits', null);
 	return {
 		combine: option('combineItems', false),
 		group: option('groupSameMessage', false),
 		concurrency: Math.min(
 			MAX_CONCURRENCY,
-			Math.max(1, Math.floor(Number(option('concurrency', 8)) || 1)),
+			Math.max(1, Math.floor(numberOr(option('concurrency', 8), 8))),
 		),
 		output: option<string>('output', 'batch') === 'destination' ? 'destination' : 'batch',
-		maxCredits: maxCredits === undefined || maxCredits === null ? undefined : Number(maxCredits),
+		maxCredits: maxCredits === null || maxCredits === '' ? undefined : maxCredits,
 	};
 }
 
@@ -178,30 +179,31 @@ async function itemReader(
 	const validities = new Map<string, Validity | undefined>();
 	return (item) => {
 		const option = <T>(name: string, fallback: T) => read(`sendOptions.${name}`, item, fallback);
-		const written = String(read('message', item, ''));
-		if (written.trim() === '') {
-			throw new NodeOperationError(this.getNode(), 'The message is empty', {
-				description: 'Write the text to send in Message.',
-				itemIndex: item,
-			});
-		}
+		const written = messageOf.call(this, read('message', item, ''), item);
 		const choice = validityChoice.call(this, read, item);
-		const key = JSON.stringify(choice);
-		if (!validities.has(key))
-			validities.set(key, validityOf.call(this, choice, now, timeZone, item));
+		const key = memoKey(choice);
+		const validity =
+			key !== undefined && validities.has(key)
+				? validities.get(key)
+				: validityOf.call(this, choice, now, timeZone, item);
+		if (key !== undefined) validities.set(key, validity);
 		const itemSend: ItemSend = {
 			item,
 			written,
 			smartEncoding: option('smartEncoding', false),
-			validity: validities.get(key),
+			validity,
 			format: option<WireFormat>('format', 'json'),
-			maxPerRequest: Math.max(1, Math.floor(Number(option('maxPerRequest', 1000)) || 1)),
+			maxPerRequest: Math.max(1, Math.floor(numberOr(option('maxPerRequest', 1000), 1000))),
 			onInvalid: option('onInvalid', 'skip'),
 			destinations: [],
 			skipped: [],
 			duplicates: 0,
 		};
-		addDestinations(itemSend, read('destinations', item, ''), option('defaultCountryCode', ''));
+		addDestinations(
+			itemSend,
+			read('destinations', item, ''),
+			option<unknown>('defaultCountryCode', ''),
+		);
 		leaveOut(itemSend, optedOut);
 		return itemSend;
 	};
@@ -209,18 +211,19 @@ async function itemReader(
 
 function optOuts(read: Reader): Set<string> {
 	const raw = read<unknown>('sendOptions.doNotSendTo', 0, '');
-	const defaultCountryCode = read('sendOptions.defaultCountryCode', 0, '');
+	const defaultCountryCode = read<unknown>('sendOptions.defaultCountryCode', 0, '');
 	if (raw === undefined || raw === null || raw === '') return new Set();
 	// Entries that are not numbers cannot match a destination (a header cell, a blank): ignored.
-	return new Set(parseDestinations(listInput(raw), { defaultCountryCode }).destinations);
+	return new Set(parseDestinations(raw, countryOption(defaultCountryCode)).destinations);
 }
 
-function listInput(raw: unknown): string | unknown[] {
-	return Array.isArray(raw) ? raw : String(raw ?? '');
+/** parseDestinations reads any value, the country code too, and says in words what is wrong. */
+function countryOption(defaultCountryCode: unknown): DestinationOptions {
+	return { defaultCountryCode: defaultCountryCode as string };
 }
 
-function addDestinations(itemSend: ItemSend, raw: unknown, defaultCountryCode: string): void {
-	const parsed = parseDestinations(listInput(raw), { defaultCountryCode });
+function addDestinations(itemSend: ItemSend, raw: unknown, defaultCountryCode: unknown): void {
+	const parsed = parseDestinations(raw, countryOption(defaultCountryCode));
 	itemSend.destinations = parsed.destinations;
 	itemSend.duplicates = parsed.duplicates;
 	itemSend.skipped = parsed.rejected.map((rejected) => ({ ...rejected, item: itemSend.item }));
@@ -238,12 +241,60 @@ function leaveOut(itemSend: ItemSend, optedOut: ReadonlySet<string>): void {
 
 function validityChoice(this: IExecuteFunctions, read: Reader, item: number): ValidityChoice {
 	const kind = read<ValidityChoice['kind']>('validity', item, 'serviceDefault');
-	if (kind === 'duration') return { kind, hours: Number(read('validityHours', item, 24)) };
+	// Raw values: resolveValidity checks them and says what is wrong (Number() or String()
+	// would throw on some values an expression can give).
+	if (kind === 'duration') return { kind, hours: read<unknown>('validityHours', item, 24) };
 	if (kind === 'until') {
-		const value = String(read('validityUntil', item, ''));
+		const value = read<unknown>('validityUntil', item, '');
 		return { kind, value, inputTimeZone: this.getTimezone() };
 	}
 	return { kind: 'serviceDefault' };
+}
+
+/** Items with the same plain choice share one resolved validity (and one "now"). */
+function memoKey(choice: ValidityChoice): string | undefined {
+	if (choice.kind === 'serviceDefault') return choice.kind;
+	const given = choice.kind === 'duration' ? choice.hours : choice.value;
+	if (typeof given !== 'number' && typeof given !== 'string') return undefined;
+	return `${choice.kind} ${typeof given} ${given}`;
+}
+
+/** A number, or a string of one, from a parameter an expression may have set; else the fallback. */
+function numberOr(value: unknown, fallback: number): number {
+	const number =
+		typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
+	return Number.isFinite(number) ? number : fallback;
+}
+
+/** The message as text; a list or an object from an expression is refused in words. */
+function messageOf(this: IExecuteFunctions, value: unknown, itemIndex: number): string {
+	const text =
+		typeof value === 'string'
+			? value
+			: typeof value === 'number' || typeof value === 'bigint'
+				? `${value}`
+				: undefined;
+	if (text === undefined) {
+		const got =
+			value === null || value === undefined
+				? 'nothing'
+				: Array.isArray(value)
+					? 'a list'
+					: typeof value === 'object'
+						? 'an object'
+						: `a ${typeof value}`;
+		throw new NodeOperationError(this.getNode(), `The message is not text (got ${got})`, {
+			description: 'Message must give the text to send; check its expression.',
+			itemIndex,
+		});
+	}
+	if (text.trim() === '') {
+		throw new NodeOperationError(this.getNode(), 'The message is empty', {
+			description: 'Write the text to send in Message.',
+			itemIndex,
+		});
+	}
+	return text;
 }
 
 function validityOf(
@@ -388,8 +439,14 @@ function checkSameMessage(this: IExecuteFunctions, group: ItemSend[]): void {
 }
 
 /** A runaway loop must not empty an account: the whole run is refused before any request. */
-function checkCredits(this: IExecuteFunctions, sends: Send[], maxCredits: number | undefined) {
-	if (maxCredits === undefined || !Number.isFinite(maxCredits)) return;
+function checkCredits(this: IExecuteFunctions, sends: Send[], limit: unknown) {
+	if (limit === undefined) return;
+	const maxCredits = numberOr(limit, NaN);
+	if (Number.isNaN(maxCredits)) {
+		throw new NodeOperationError(this.getNode(), 'Max Credits is not a number; nothing was sent', {
+			description: 'Give the most credits this send may use, e.g. 1000.',
+		});
+	}
 	const expected = sends.reduce(
 		(sum, send) => sum + creditsFor(send.measure, send.destinations.length),
 		0,
