@@ -38,7 +38,7 @@ type Shape = (raw: RawReport) => DeliveryReport;
 
 /**
  * One poll: read every unfinished watched batch, compare with the stored state, emit the
- * changes. What n8n does with a poll decides the design (docs/decisions.md, "Trigger"):
+ * changes. What n8n does with a poll decides the design (docs/decisions.md, "Trigger: campaign scale"):
  * - items returned are emitted and the static data saved; a poll that throws emits nothing and
  *   saves nothing; a poll that returns nothing may not be saved either. So the state only moves
  *   past what is returned, and whatever a quiet poll changes is safe to compute again.
@@ -58,8 +58,11 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	const startedAt = generationOf(staticData[STATE_KEY]);
 	const state = readState(staticData[STATE_KEY]);
 	if (state.q) {
-		staticData[STATE_KEY] = { ...state, q: undefined, g: state.g + 1 } as unknown as IDataObject;
-		throw failingBatches.call(this, state.q, state, watched.length);
+		// Named once: the names leave the state (in memory; a restart before the next save names
+		// them again, which repeats an error, never an item).
+		const { q: due, ...rest } = state;
+		staticData[STATE_KEY] = { ...rest, g: state.g + 1 } as unknown as IDataObject;
+		throw failingBatches.call(this, due, state, watched.length);
 	}
 	const read = await fetchAll.call(this, batchesToPoll(state, watched), settings.format);
 	// n8n starts a poll on every tick even if the last one is still waiting on the service. If
