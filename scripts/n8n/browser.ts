@@ -53,6 +53,15 @@ export async function openWorkflow(
 	await page.locator('[data-test-id="canvas-node"]').first().waitFor({ timeout: 60_000 });
 	// Icons load after the nodes are placed; a screenshot taken earlier shows placeholders.
 	await page.waitForLoadState('networkidle');
+	// The canvas fades in: a screenshot taken during the fade shows every node washed out.
+	await page.waitForFunction(() => {
+		let element = document.querySelector('[data-test-id="canvas-node"]');
+		let opacity = 1;
+		for (; element; element = element.parentElement) {
+			opacity *= Number(getComputedStyle(element).opacity);
+		}
+		return opacity === 1;
+	});
 }
 
 export function canvasNode(page: Page, nodeName: string) {
