@@ -18,6 +18,7 @@ import {
 	openWorkflow,
 	searchNodeCreator,
 } from '../scripts/n8n/browser';
+import { registerCommunityPackage } from '../scripts/n8n/communityPackage';
 import { REPO_ROOT } from '../scripts/n8n/package';
 import { nodeRuns, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
 import {
@@ -60,6 +61,7 @@ beforeAll(async () => {
 	// Every status change, and what is there at the first poll, so that both polls emit.
 	const watch = { batchIds: watchedBatchId, emit: 'changes', emitExisting: true };
 	await harness.n8n.importWorkflow(withParameters(WATCH, TRIGGER_NODE_NAME, watch));
+	registerCommunityPackage(harness.n8n, harness.installed); // as npm run editor does
 	server = await harness.n8n.startServer();
 	await server.setupOwner();
 	await server.createApiKey();
@@ -83,6 +85,20 @@ describe('(a) node types n8n loaded', () => {
 		expect(ours.length).toBeGreaterThanOrEqual(2);
 		for (const type of ours)
 			expect(type.communityNodePackageVersion).toBe(harness.installed.version);
+	});
+
+	test('the Community Nodes page lists the package with its nodes', async () => {
+		const { data } = await server.request<{ data: JsonObject[] }>(
+			'GET',
+			'/rest/community-packages',
+		);
+		const ours = data.find((entry) => entry.packageName === harness.installed.name);
+		expect(ours).toMatchObject({
+			installedVersion: harness.installed.version,
+			failedLoading: false,
+		});
+		const types = (ours?.installedNodes as JsonObject[]).map((node) => node.type);
+		expect(types).toEqual(expect.arrayContaining([SEND_NODE_TYPE, TRIGGER_NODE_TYPE]));
 	});
 });
 
@@ -162,9 +178,11 @@ describe('(d) the editor in Chromium', () => {
 		[`panel-${workflowId(SEND_AND_TRACK)}`]: 'editor-send-panel.png',
 		'search-SMS': 'editor-search.png',
 		'added-Send SMS': 'editor-added-from-action.png',
+		'settings-community-nodes': 'editor-community-nodes.png',
 	};
 
-	function screenshotFile(kind: 'workflow' | 'panel' | 'search' | 'added', id: string): string {
+	type Shot = 'workflow' | 'panel' | 'search' | 'added' | 'settings';
+	function screenshotFile(kind: Shot, id: string): string {
 		const docsName = DOCS_NAMES[`${kind}-${id}`];
 		if (DOCS && docsName) return path.join(REPO_ROOT, 'docs', docsName);
 		return path.join(ARTIFACTS, `${kind}-${id.replace(/\W+/g, '-')}.png`);
@@ -213,6 +231,13 @@ describe('(d) the editor in Chromium', () => {
 		expect(results[rank]?.name).toBe('Bulk SMS');
 		expect(rank).toBeLessThanOrEqual(4);
 		for (const above of results.slice(0, rank)) expect(above.type).toMatch(/^n8n-nodes-base\./);
+	});
+
+	test('Settings → Community Nodes shows the package', async () => {
+		await page.goto(`${server.baseUrl}/settings/community-nodes`);
+		await page.getByText(harness.installed.name, { exact: true }).waitFor();
+		await page.screenshot({ path: screenshotFile('settings', 'community-nodes') });
+		expect(await page.getByText(`v${harness.installed.version}`).count()).toBe(1);
 	});
 
 	test.each([
