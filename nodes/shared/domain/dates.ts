@@ -68,6 +68,8 @@ export type WallTime = number;
  */
 export function readWallTime(raw: string): { wall: WallTime | null } | { problem: string } {
 	if (typeof raw !== 'string') return { problem: 'delivery_date is not text' };
+	const quick = quickWallTime(raw);
+	if (quick !== undefined) return { wall: quick };
 	const text = raw.trim();
 	if (text === '') return { wall: null };
 	const shown = `delivery_date "${excerpt(text)}"`;
@@ -109,6 +111,72 @@ export function readDeliveryDate(
 	const read = readWallTime(raw);
 	if ('problem' in read) return read;
 	return { iso: read.wall === null ? null : wallToIso(read.wall, timeZone) };
+}
+
+/**
+ * The two forms the service writes, read digit by digit: a status answer holds one date per
+ * report, and this is most of what reading it costs. Anything it is not sure of (spaces, other
+ * lengths, an impossible field) is left to the general reader, which says what is wrong.
+ */
+function quickWallTime(text: string): WallTime | undefined {
+	if (text.length === 12) {
+		return realWallTime(text, 2000 + twoDigits(text, 0), 2, 4, 6, 8, 10, 0);
+	}
+	if (text.length !== 21 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45)
+		return undefined;
+	if (text.charCodeAt(10) !== 32 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) {
+		return undefined;
+	}
+	if (text.charCodeAt(19) !== 46) return undefined;
+	const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
+	return realWallTime(text, year, 5, 8, 11, 14, 17, digitAt(text, 20) * 100);
+}
+
+/** The fields at these positions as a wall time, if they make a real date the service can write. */
+function realWallTime(
+	text: string,
+	year: number,
+	monthAt: number,
+	dayAt: number,
+	hourAt: number,
+	minuteAt: number,
+	secondAt: number,
+	millisecond: number,
+): WallTime | undefined {
+	const month = twoDigits(text, monthAt);
+	const day = twoDigits(text, dayAt);
+	const hour = twoDigits(text, hourAt);
+	const minute = twoDigits(text, minuteAt);
+	const second = twoDigits(text, secondAt);
+	const real =
+		year >= FIRST_YEAR &&
+		year <= LAST_YEAR &&
+		month >= 1 &&
+		month <= 12 &&
+		day >= 1 &&
+		day <= daysIn(year, month) &&
+		hour < 24 &&
+		minute < 60 &&
+		second < 60 &&
+		millisecond >= 0;
+	return real ? Date.UTC(year, month - 1, day, hour, minute, second, millisecond) : undefined;
+}
+
+/** The number written by two digits at `at`; NaN when either is not a digit. */
+function twoDigits(text: string, at: number): number {
+	return digitAt(text, at) * 10 + digitAt(text, at + 1);
+}
+
+function digitAt(text: string, at: number): number {
+	const code = text.charCodeAt(at) - 48;
+	return code >= 0 && code <= 9 ? code : NaN;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+	if (month !== 2) return DAYS_IN_MONTH[month - 1];
+	return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
 }
 
 function readWallClock(text: string): WallClock | undefined {
@@ -159,7 +227,7 @@ export function whatIsImpossible(w: WallClock): string | undefined {
 }
 
 function daysInMonth(year: number, month: number): number {
-	if (month !== 2) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+	if (month !== 2) return DAYS_IN_MONTH[month - 1];
 	const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 	return leap ? 29 : 28;
 }
