@@ -8,8 +8,7 @@
  * - the polling trigger polls in main and its executions run on workers; every status change is
  *   emitted once across an idle worker's kill and restarts of main, first with n8n's default
  *   poller (static data saved only when a poll emits), then with the durable poll scheduler and
- *   durable cursors on.
- *
+ *   durable cursors on;
  * - the callback trigger (Bulk SMS Status Trigger): callbacks are received by main and executed on
  *   workers; a callback the service delivers twice is emitted once.
  *
