@@ -151,6 +151,21 @@ describe('Get Status over a campaign', () => {
 		});
 	});
 
+	it('under Continue On Fail, an item with a bad id gets its error item in its place', async () => {
+		const ids = await sendEach(CONTACTS.slice(0, 2));
+		const run = await statusOf(
+			[{ batch_id: ids[0] }, { batch_id: '12x' }, { batch_id: ids[1] }],
+			{ batchId: '={{ $json.batch_id }}' },
+			'continueRegularOutput',
+		);
+		const output = outputOf(run, 'Get Status');
+		expect(output.map((item) => [item.pairedItem, item.json.batch_id ?? item.json.error])).toEqual([
+			[{ item: 0 }, ids[0]],
+			[[{ item: 1 }], expect.stringMatching(/"12x" is not a batch ID/)],
+			[{ item: 2 }, ids[1]],
+		]);
+	});
+
 	it('refuses a bad id in any item before any request, naming it', async () => {
 		const run = await statusOf([{ batch_id: '123' }, { batch_id: '12x' }], {
 			batchId: '={{ $json.batch_id }}',

@@ -111,8 +111,13 @@ export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeEx
 	if (!this.continueOnFail()) throwFirstFailure(requests, fetched);
 	const campaign = this.getNodeParameter('output', requests[0].itemIndex) === 'campaign';
 	if (campaign) return [...output, campaignItem.call(this, requests, fetched)];
-	for (const request of requests) output.push(...itemsFor.call(this, request, fetched));
-	return sortByItem(output);
+	// Items whose ids were refused come first: put them back in input order (only then).
+	const refused = output.length > 0;
+	const used = new Set<string>();
+	for (const request of requests) {
+		for (const item of itemsFor.call(this, request, fetched, used)) output.push(item);
+	}
+	return refused ? sortByItem(output) : output;
 }
 
 function requestOf(this: IExecuteFunctions, itemIndex: number): Request {
@@ -182,6 +187,7 @@ function itemsFor(
 	this: IExecuteFunctions,
 	request: Request,
 	fetched: Fetched,
+	copied: Set<string>,
 ): INodeExecutionData[] {
 	const { itemIndex, statuses, format } = request;
 	const pairedItem = { item: itemIndex };
@@ -202,7 +208,15 @@ function itemsFor(
 			// The summary counts the whole batch; the filter only narrows the list.
 			const json = { ...summariseReports(batchId, reports), reports: shown };
 			output.push({ json: json as unknown as IDataObject, pairedItem });
-		} else for (const report of shown) output.push({ json: { ...report }, pairedItem });
+		} else {
+			// Shaped for this run: the first item to use them takes them as they are, any other a copy.
+			const own = !copied.has(keyOf(format, batchId));
+			copied.add(keyOf(format, batchId));
+			for (const report of shown) {
+				const json = (own ? report : { ...report }) as unknown as IDataObject;
+				output.push({ json, pairedItem });
+			}
+		}
 	}
 	return output;
 }
