@@ -6,6 +6,9 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { errorOf, outputOf, runWorkflow } from '../engine/harness';
+import { readBatchIdList, summariseCampaign } from '../../nodes/shared/domain/campaign';
+import type { DeliveryReport } from '../../nodes/shared/domain/reports';
+import type { Outcome } from '../../nodes/shared/domain/status';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { Proxy } from '../trigger/helpers';
 import { credentialsFor, getStatus, items, line, send, trigger } from './workflow';
@@ -173,5 +176,53 @@ describe('Get Status over a campaign', () => {
 		});
 		expect(errorOf(run, 'Get Status')?.message).toMatch(/"12x" is not a batch ID/);
 		expect(sandbox.requests().filter((r) => r.path === '/api/sms/get_status')).toHaveLength(0);
+	});
+});
+
+describe('summariseCampaign and readBatchIdList', () => {
+	const report = (msisdn: string, status: string, outcome: Outcome, final: boolean) =>
+		({ batch_id: '1', msisdn, status, outcome, final }) as DeliveryReport;
+
+	it('a batch without reports keeps the campaign unfinished; unread batches are counted and listed', () => {
+		const summary = summariseCampaign(
+			[
+				{ batchId: '1', reports: [report('11', 'UNDELIV', 'failed', true)] },
+				{ batchId: '2', reports: [] },
+			],
+			[{ batch_id: '3', error: 'HTTP 500' }],
+		);
+		expect(summary).toEqual({
+			batches: 3,
+			messages: 1,
+			by_status: { UNDELIV: 1 },
+			by_outcome: { delivered: 0, failed: 1, pending: 0 },
+			all_final: false,
+			unfinished_batches: ['2'],
+			failed: [{ msisdn: '11', batch_id: '1', status: 'UNDELIV' }],
+			unread_batches: [{ batch_id: '3', error: 'HTTP 500' }],
+		});
+		expect(summariseCampaign([]).all_final).toBe(false);
+	});
+
+	it.each<[string, unknown, unknown]>([
+		[
+			'text with any separators',
+			'9007199254740993, 9007199254740995;\n7',
+			['9007199254740993', '9007199254740995', '7'],
+		],
+		[
+			'nested lists from expressions',
+			[['0123', '123'], ['9007199254740993']],
+			['123', '9007199254740993'],
+		],
+		['nothing at all', ' , ', []],
+	])('reads %s', (_, value, batchIds) => {
+		expect(readBatchIdList(value)).toEqual({ batchIds });
+	});
+
+	it('refuses a number past 2^53 in a list, in words', () => {
+		expect(readBatchIdList(['1', 9007199254740993])).toMatchObject({
+			problem: expect.stringMatching(/number/),
+		});
 	});
 });
