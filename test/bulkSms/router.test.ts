@@ -20,7 +20,7 @@ afterAll(() => sandbox.stop());
 
 function description(): INodeTypeDescription {
 	const type = loadPackageNodeType(BULK_SMS);
-	if (!type || !('description' in type)) throw new Error('BulkSms not loaded');
+	if (!type || !('properties' in type.description)) throw new Error('BulkSms not loaded');
 	return type.description;
 }
 
