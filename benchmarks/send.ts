@@ -134,8 +134,9 @@ async function destinations100k(concurrency: number): Promise<Figure> {
 }
 
 /**
- * Node and raw client runs, interleaved after one warm-up of each; a fresh sandbox for every
- * round, so that the batches it keeps (100,000 messages a run) do not tax the later runs' GC.
+ * Node and raw client runs, interleaved after one warm-up of each; each leg on a fresh
+ * sandbox, so that the batches one leg left (100,000 messages a run) do not tax the next
+ * one's GC.
  */
 async function compare(
 	nodes: INode[],
@@ -148,23 +149,15 @@ async function compare(
 	const baseline: number[] = [];
 	const floor: number[] = [];
 	for (let run = 0; run <= RUNS; run++) {
-		const sandbox = await startSandbox({
-			accounts: [{ ...USER, credits: 1e9 }],
-			faults: { latencyMs: LATENCY_MS },
-		});
-		try {
-			const raw = await timed(() => rawClient(sandbox, requests, concurrency));
-			const node = await timed(() => nodeRun(sandbox, nodes, expectedItems));
-			const helper = floorNodes
-				? await timed(() => nodeRun(sandbox, floorNodes, expectedItems))
-				: 0;
-			if (run === 0) continue; // warm-up
-			baseline.push(raw);
-			measured.push(node);
-			floor.push(helper);
-		} finally {
-			await sandbox.stop();
-		}
+		const raw = await onFreshSandbox((sandbox) => rawClient(sandbox, requests, concurrency));
+		const node = await onFreshSandbox((sandbox) => nodeRun(sandbox, nodes, expectedItems));
+		const helper = floorNodes
+			? await onFreshSandbox((sandbox) => nodeRun(sandbox, floorNodes, expectedItems))
+			: 0;
+		if (run === 0) continue; // warm-up
+		baseline.push(raw);
+		measured.push(node);
+		floor.push(helper);
 	}
 	if (!floorNodes) return { measured, baseline };
 	const extra = {
@@ -173,6 +166,19 @@ async function compare(
 		node_vs_floor_median: median(measured) / median(floor),
 	};
 	return { measured, baseline, extra };
+}
+
+/** Milliseconds the work took, on a sandbox of its own (not counted). */
+async function onFreshSandbox(work: (sandbox: Sandbox) => Promise<unknown>): Promise<number> {
+	const sandbox = await startSandbox({
+		accounts: [{ ...USER, credits: 1e9 }],
+		faults: { latencyMs: LATENCY_MS },
+	});
+	try {
+		return await timed(() => work(sandbox));
+	} finally {
+		await sandbox.stop();
+	}
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
