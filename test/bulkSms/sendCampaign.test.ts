@@ -26,7 +26,7 @@ const rows = (count: number) =>
 	Array.from({ length: count }, (_, i) => ({ to: number(i), name: `n${i}` }));
 
 /** One personalised message per row. */
-const personalised = (count: number, options: IDataObject = {}, extra?: Partial<INode>) =>
+const personalised = (count: number, options: INodeParameters = {}, extra?: Partial<INode>) =>
 	line(
 		trigger(),
 		items(rows(count)),
