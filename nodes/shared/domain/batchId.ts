@@ -19,7 +19,6 @@ const MISSING: IdFault = { fault: 'missing' };
 const EMPTY: IdFault = { fault: 'empty' };
 const NOT_DIGITS: IdFault = { fault: 'not digits' };
 const ROUNDED: IdFault = { fault: 'rounded' };
-const DIGITS = /^\d+$/;
 
 /**
  * An id exactly as written: a string of digits (trimmed, leading zeros kept), a safe integer,
@@ -29,8 +28,8 @@ const DIGITS = /^\d+$/;
 export function idDigits(value: unknown): string | IdFault {
 	if (typeof value === 'string') {
 		const text = value.trim();
-		if (DIGITS.test(text)) return text;
-		return text === '' ? EMPTY : NOT_DIGITS;
+		if (text === '') return EMPTY;
+		return allDigits(text) ? text : NOT_DIGITS;
 	}
 	if (typeof value === 'number') {
 		if (Number.isSafeInteger(value) && value >= 0) return String(value);
@@ -38,6 +37,18 @@ export function idDigits(value: unknown): string | IdFault {
 	}
 	if (typeof value === 'bigint') return value >= 0n ? value.toString() : NOT_DIGITS;
 	return value === undefined || value === null ? MISSING : NOT_DIGITS;
+}
+
+/**
+ * A loop, not /^\d+$/: on a hostile answer's id of millions of digits the regular expression
+ * runs out of backtracking stack ("Maximum call stack size exceeded").
+ */
+function allDigits(text: string): boolean {
+	for (let at = 0; at < text.length; at++) {
+		const code = text.charCodeAt(at);
+		if (code < 48 || code > 57) return false;
+	}
+	return true;
 }
 
 /**
@@ -50,7 +61,9 @@ export function idDigits(value: unknown): string | IdFault {
 export function batchIdDigits(value: unknown): string | IdFault {
 	const digits = idDigits(value);
 	if (typeof digits !== 'string') return digits;
-	const canonical = digits.charCodeAt(0) === 48 ? digits.replace(/^0+(?=\d)/, '') : digits;
+	let first = 0;
+	while (first < digits.length - 1 && digits.charCodeAt(first) === 48) first++;
+	const canonical = digits.slice(first);
 	if (canonical.length > BATCH_ID_MAX_DIGITS)
 		return { fault: 'too long', digits: canonical.length };
 	return canonical;
