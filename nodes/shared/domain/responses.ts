@@ -233,17 +233,30 @@ function readCount(value: unknown, field: string): number {
 	return count;
 }
 
+/**
+ * Counts and network ids written as text (XML) are short; a longer text is not one of them,
+ * and is never given to a regular expression, which could run out of stack on megabytes.
+ */
+const MAX_NUMBER_TEXT = 64;
+
 /** remaining_credits: an integer per the interface, but a fractional balance is still a balance. */
 function readNumber(value: unknown, field: string): number {
 	const number =
-		typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+		typeof value === 'string' &&
+		value.length <= MAX_NUMBER_TEXT &&
+		/^\s*-?\d+(\.\d+)?\s*$/.test(value)
+			? Number(value)
+			: value;
 	if (typeof number === 'number' && Number.isFinite(number)) return number;
 	throw new FieldProblem(field, `: expected a number, got ${kind(value)}`);
 }
 
 function readInteger(value: unknown, field: string): number {
 	if (isAbsent(value)) throw new FieldProblem(field, ' is missing');
-	const number = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+	const number =
+		typeof value === 'string' && value.length <= MAX_NUMBER_TEXT && /^\s*-?\d+\s*$/.test(value)
+			? Number(value)
+			: value;
 	if (typeof number === 'number' && Number.isSafeInteger(number)) return number;
 	throw new FieldProblem(field, `: expected an integer, got ${kind(value)}`);
 }

@@ -154,16 +154,28 @@ export function readState(stored: unknown): WatchState {
 	return state;
 }
 
-/** What encodeNumbers and encodeRuns write: base-36 numbers joined by commas. */
-const ENCODED_NUMBERS = /^([0-9a-z]+(,[0-9a-z]+)*)?$/;
+/**
+ * What encodeNumbers and encodeRuns write: base-36 numbers joined by commas. Checked by a loop:
+ * a regular expression runs out of backtracking stack on a batch of millions of numbers.
+ */
+function isEncodedList(text: string): boolean {
+	for (let at = 0; at < text.length; at++) {
+		const code = text.charCodeAt(at);
+		const comma = code === 44;
+		if (comma && (at === 0 || at === text.length - 1 || text.charCodeAt(at - 1) === 44))
+			return false;
+		if (!comma && !((code >= 48 && code <= 57) || (code >= 97 && code <= 122))) return false;
+	}
+	return true;
+}
 
 /** A damaged entry is dropped, so its batch starts over as new rather than losing reports. */
 function readBatchState(value: unknown): BatchState | undefined {
 	if (!isRecord(value) || typeof value.k !== 'string' || typeof value.r !== 'string')
 		return undefined;
-	if (!ENCODED_NUMBERS.test(value.k) || !ENCODED_NUMBERS.test(value.r)) return undefined;
+	if (!isEncodedList(value.k) || !isEncodedList(value.r)) return undefined;
 	const count = value.k === '' ? 0 : value.k.split(',').length;
-	if (decodeRuns(value.r).length > count) return undefined;
+	if (runsLength(value.r) > count) return undefined;
 	const batch: BatchState = { k: value.k, r: value.r };
 	if (Array.isArray(value.o)) batch.o = strings(value.o);
 	if (Array.isArray(value.x)) batch.x = pairs(value.x);
@@ -180,7 +192,7 @@ function readBatchState(value: unknown): BatchState | undefined {
 function fromVersion1(batches: Record<string, unknown>, finished: unknown[]): WatchState {
 	const state: WatchState = { v: 2, g: 1, b: {}, f: strings(finished) };
 	for (const [batchId, value] of Object.entries(batches)) {
-		if (!isRecord(value) || typeof value.p !== 'string' || !ENCODED_NUMBERS.test(value.p)) continue;
+		if (!isRecord(value) || typeof value.p !== 'string' || !isEncodedList(value.p)) continue;
 		const pending = new Map<string, string>();
 		for (const number of decodeNumbers(value.p)) pending.set(String(number), PENDING);
 		for (const [msisdn, status] of Array.isArray(value.x) ? pairs(value.x) : [])
@@ -570,6 +582,12 @@ export function encodeRuns(flags: Uint8Array): string {
 	}
 	if (end > 0) runs.push(length.toString(36));
 	return runs.join(',');
+}
+
+/** How many destinations the runs cover, without building them (a damaged one may claim billions). */
+function runsLength(encoded: string): number {
+	if (encoded === '') return 0;
+	return encoded.split(',').reduce((sum, run) => sum + parseInt(run, 36), 0);
 }
 
 export function decodeRuns(encoded: string, size?: number): Uint8Array {

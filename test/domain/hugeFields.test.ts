@@ -1,0 +1,40 @@
+/**
+ * Fields of megabytes, from a hostile answer or a trigger's memory of a batch of millions: each
+ * read gives a value or a sentence, never "Maximum call stack size exceeded" from a regular
+ * expression that ran out of backtracking stack.
+ */
+import { readStatusAnswer, readSendAnswer } from '../../nodes/shared/domain/responses';
+import { readState } from '../../nodes/shared/domain/watch';
+
+const MANY_DIGITS = '7'.repeat(20_000_000);
+
+it.each([
+	['network_id', `<network_id>${MANY_DIGITS}</network_id>`, 'network_id'],
+	['a count', '', 'batch_size'],
+])('a %s of 20 million digits is refused in words', (_label, field, name) => {
+	const read =
+		name === 'batch_size'
+			? () =>
+					readSendAnswer(
+						`<sms_send><accepted>true</accepted><batch_id>1</batch_id><batch_size>${MANY_DIGITS}</batch_size><receive_updates>false</receive_updates><remaining_credits>1</remaining_credits></sms_send>`,
+					)
+			: () =>
+					readStatusAnswer(
+						`<sms_get_status><reports><delivery_report><msisdn>447700900123</msisdn><delivery_date></delivery_date>${field}<status>ENROUTE</status><batch_id>1</batch_id><gateway_session_id>2</gateway_session_id></delivery_report></reports></sms_get_status>`,
+					);
+	expect(read).toThrow(new RegExp(`${name}: expected`));
+});
+
+it('remembers a batch of three million numbers', () => {
+	const numbers = Array.from({ length: 3_000_000 }, (_, i) => ((i % 1000) + 1).toString(36)).join(
+		',',
+	);
+	const runs = `0,${(3_000_000).toString(36)}`; // every one pending
+	const state = readState({ v: 2, g: 1, b: { '1': { k: numbers, r: runs } }, f: [] });
+	expect(Object.keys(state.b)).toEqual(['1']);
+});
+
+it('starts a batch over when its stored runs claim more destinations than it has', () => {
+	const state = readState({ v: 2, g: 1, b: { '1': { k: '1,2', r: '0,zzzzzz' } }, f: [] });
+	expect(state.b).toEqual({});
+});
