@@ -8,6 +8,7 @@
 import { stateAt } from './lifecycle';
 import type { ReportStatus } from './numbers';
 import { renderStatus, type Fields, type Format } from './render';
+import { seededRandom } from './random';
 import type { Batch } from './store';
 
 export type CallbackFaultKind = 'duplicate' | 'reorder' | 'delay';
@@ -159,18 +160,6 @@ export function checkCallbackUrl(url: string): void {
 	}
 	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
 		throw new Error('a callback URL starts with http:// or https://');
-}
-
-/** mulberry32, as faults.ts: seeded, so a run with shares repeats exactly. */
-function seededRandom(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
 }
 
 export class Callbacks {

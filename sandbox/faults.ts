@@ -6,6 +6,8 @@
  * every answer, for clients that must read a body by its content rather than its label.
  */
 
+import { seededRandom } from './random';
+
 export type FaultKind = 'error500' | 'error503' | 'error429' | 'dropBefore' | 'dropAfter';
 export const FAULT_KINDS: readonly FaultKind[] = [
 	'dropBefore',
@@ -50,18 +52,6 @@ export const NO_FAULTS: FaultOptions = {
 	mislabel: false,
 	answerFormat: undefined,
 };
-
-/** mulberry32: small, seeded, good enough to pick faults. */
-function seededRandom(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 const RATES = [
 	'error500Rate',

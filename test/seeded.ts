@@ -1,10 +1,2 @@
-/** mulberry32: a small seeded generator, so generated test data is the same on every run. */
-export function seeded(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = Math.imul(a ^ (a >>> 15), a | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
+/** The sandbox's seeded generator, so generated test data is the same on every run. */
+export { seededRandom as seeded } from '../sandbox/random';
