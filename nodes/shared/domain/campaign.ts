@@ -3,7 +3,7 @@
  * user's list of batch ids is read, and the one summary Get Status gives of all of them.
  */
 import { readBatchId } from './batchId';
-import type { DeliveryReport } from './reports';
+import { summariseReports, type DeliveryReport } from './reports';
 import type { Outcome } from './status';
 
 export type BatchIdList = { batchIds: string[] } | { problem: string; hint: string };
@@ -69,16 +69,15 @@ export function summariseCampaign(
 	const unfinished: string[] = [];
 	let messages = 0;
 	for (const { batchId, reports } of batches) {
-		let final = reports.length > 0;
+		const batch = summariseReports(batchId, reports);
+		addCounts(byStatus, batch.by_status);
+		addCounts(byOutcome, batch.by_outcome);
+		messages += batch.total;
+		if (!batch.all_final) unfinished.push(batchId);
 		for (const report of reports) {
-			byStatus[report.status] = (byStatus[report.status] ?? 0) + 1;
-			byOutcome[report.outcome]++;
-			if (!report.final) final = false;
 			if (report.outcome === 'failed')
 				failed.push({ msisdn: report.msisdn, batch_id: batchId, status: report.status });
 		}
-		messages += reports.length;
-		if (!final) unfinished.push(batchId);
 	}
 	const summary: CampaignSummary = {
 		batches: batches.length + unread.length,
@@ -91,4 +90,8 @@ export function summariseCampaign(
 	};
 	if (unread.length > 0) summary.unread_batches = [...unread];
 	return summary;
+}
+
+function addCounts<K extends string>(total: Record<K, number>, counts: Record<K, number>): void {
+	for (const key of Object.keys(counts) as K[]) total[key] = (total[key] ?? 0) + counts[key];
 }
