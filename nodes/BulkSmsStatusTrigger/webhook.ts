@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { readBatchId } from '../shared/domain/batchId';
+import { readBatchIdList } from '../shared/domain/campaign';
 import { shapeReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
 import { isFinal } from '../shared/domain/status';
@@ -162,34 +162,23 @@ function reportFilter(this: IWebhookFunctions): (report: RawReport) => boolean {
 	const statuses = new Set(this.getNodeParameter('statuses', []) as string[]);
 	const batches = batchFilter.call(this);
 	return (report) => {
-		if (batches && !batches.has(readBatchIdOrSelf(report.batch_id))) return false;
+		// report.batch_id is already in the service's form (read by readDeliveryReport).
+		if (batches && !batches.has(report.batch_id)) return false;
 		if (emit === 'final') return isFinal(report.status);
 		if (emit === 'statuses') return statuses.has(report.status);
 		return true;
 	};
 }
 
-function readBatchIdOrSelf(id: string): string {
-	const read = readBatchId(id);
-	return 'batchId' in read ? read.batchId : id;
-}
-
 /** The batch ids to keep, in the service's form; undefined keeps every batch. */
 function batchFilter(this: IWebhookFunctions): Set<string> | undefined {
-	const text = String(this.getNodeParameter('batchIds', '') ?? '');
-	const entries = text.split(/[\s,;]+/).filter((part) => part !== '');
-	if (entries.length === 0) return undefined;
-	return new Set(
-		entries.map((entry) => {
-			const read = readBatchId(entry);
-			if ('problem' in read) {
-				throw new NodeOperationError(this.getNode(), `Batch IDs: ${read.problem}`, {
-					description: read.hint,
-				});
-			}
-			return read.batchId;
-		}),
-	);
+	const read = readBatchIdList(this.getNodeParameter('batchIds', '') as unknown);
+	if ('problem' in read) {
+		throw new NodeOperationError(this.getNode(), `Batch IDs: ${read.problem}`, {
+			description: read.hint,
+		});
+	}
+	return read.batchIds.length > 0 ? new Set(read.batchIds) : undefined;
 }
 
 /** The credential is optional here: it only gives the zone of delivery dates (UTC without it). */
