@@ -37,9 +37,15 @@ export function isStatus(status: string): status is Status {
  * pending only costs another look. The raw code is always kept beside the outcome.
  */
 export function outcomeOf(status: string): Outcome {
+	// Called for every report of an answer (up to 10^5): a code as the service writes it is
+	// found without normalising it first.
+	const exact = EXACT_OUTCOMES.get(status);
+	if (exact !== undefined) return exact;
 	const code = status.trim().toUpperCase();
 	return isStatus(code) ? OUTCOMES[code] : 'pending';
 }
+
+const EXACT_OUTCOMES: ReadonlyMap<string, Outcome> = new Map(Object.entries(OUTCOMES));
 
 export function isFinal(status: string): boolean {
 	return outcomeOf(status) !== 'pending';

@@ -11,7 +11,7 @@
  * of the pending ones over that list, so a 100,000-destination batch takes a few hundred KB at
  * most, and a finished batch is reduced to its id.
  */
-import { isFinal, STATUSES, type Status } from './status';
+import { isFinal } from './status';
 
 export type EmitMode = 'changes' | 'final' | 'batchFinal';
 
@@ -113,15 +113,6 @@ const HANDLED = '';
 /** Positions of destinations that are not among the known plain numbers (see locateAll). */
 const NEW_NUMBER = -1;
 const OTHER = -2;
-/** The documented codes, final or not, looked up without isFinal's normalising per report. */
-const FINAL_CODES = new Set(STATUSES.filter(isFinal));
-const PENDING_CODES = new Set(STATUSES.filter((status) => !isFinal(status)));
-
-function finalStatus(status: string): boolean {
-	if (FINAL_CODES.has(status as Status)) return true;
-	return PENDING_CODES.has(status as Status) ? false : isFinal(status);
-}
-
 export function emptyState(): WatchState {
 	return { v: 2, g: 0, b: {}, f: [] };
 }
@@ -334,12 +325,12 @@ function advanceBatch<R extends StatusReport>(
 		const report = listed[i];
 		const { msisdn, status } = report;
 		const previous = known.statusAt(positions[i], msisdn);
-		if (previous === status || (previous === HANDLED && finalStatus(status))) continue;
+		if (previous === status || (previous === HANDLED && isFinal(status))) continue;
 		changed = true;
 		if (previous === undefined) {
 			known.add(msisdn, status);
 			added++;
-			if (!emitFirst || (adopting && finalStatus(status))) continue;
+			if (!emitFirst || (adopting && isFinal(status))) continue;
 		} else known.setAt(positions[i], msisdn, status);
 		// A handled destination listed as pending again is followed quietly until it is final.
 		if (previous === HANDLED) continue;
@@ -360,7 +351,7 @@ function advanceBatch<R extends StatusReport>(
 
 /** Whether a report in this status is emitted under these options (also what the sample shows). */
 export function wanted(status: string, options: WatchOptions): boolean {
-	if (options.mode === 'final' && !finalStatus(status)) return false;
+	if (options.mode === 'final' && !isFinal(status)) return false;
 	return options.statuses.length === 0 || options.statuses.includes(status);
 }
 
@@ -373,7 +364,7 @@ function byDestination<R extends StatusReport>(reports: readonly R[]): Map<strin
 	const entries = new Map<string, R>();
 	for (const report of reports) {
 		const seen = entries.get(report.msisdn);
-		if (!seen || finalStatus(seen.status)) entries.set(report.msisdn, report);
+		if (!seen || isFinal(seen.status)) entries.set(report.msisdn, report);
 	}
 	return entries;
 }
@@ -457,7 +448,7 @@ class Known {
 	}
 
 	add(msisdn: string, status: string): void {
-		const pending = finalStatus(status) ? 0 : 1;
+		const pending = isFinal(status) ? 0 : 1;
 		this.pendingCount += pending;
 		if (PLAIN_NUMBER.test(msisdn)) {
 			this.addedNumbers.push(pack(Number(msisdn), pending));
@@ -468,7 +459,7 @@ class Known {
 
 	/** A known destination's new status, at the position locateAll gave. */
 	setAt(position: number, msisdn: string, status: string): void {
-		const pending = finalStatus(status) ? 0 : 1;
+		const pending = isFinal(status) ? 0 : 1;
 		if (position === OTHER) {
 			this.pendingCount += pending - (this.others.get(msisdn) === HANDLED ? 0 : 1);
 			this.others.set(msisdn, pending ? status : HANDLED);
