@@ -66,8 +66,21 @@ export async function rawClient(
 	return JSON.parse(await res.text());
 }
 
-function credentials(replay: Pick<Replay, 'baseUrl'>, timeZone = 'UTC') {
+/** Credentials that point the nodes at the replay server (which takes any user). */
+export function replayCredentials(replay: Pick<Replay, 'baseUrl'>, timeZone = 'UTC') {
 	return { bulkSmsApi: { baseUrl: replay.baseUrl, username: 'demo', password: 'demo', timeZone } };
+}
+
+/** The Bulk SMS Trigger watching `batchIds` (one per line), emitting final reports. */
+export function watchNode(batchIds: string): INode {
+	return {
+		id: 'watch',
+		name: 'Watch',
+		type: BULK_SMS_TRIGGER,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { batchIds, emit: 'final' },
+	};
 }
 
 export async function getStatus(
@@ -94,7 +107,7 @@ export async function getStatus(
 			),
 		],
 		connections: { Start: { main: [[{ node: 'Get Status', type: 'main', index: 0 }]] } },
-		credentials: credentials(replay, timeZone),
+		credentials: replayCredentials(replay, timeZone),
 	});
 	const items = outputOf(run, 'Get Status');
 	if (items.length !== REPORTS)
@@ -106,21 +119,14 @@ export async function getStatus(
  * poll left when all were en route; every measured run starts from that same state.
  */
 async function triggerPollFigure(replay: Replay): Promise<Figure> {
-	const node: INode = {
-		id: 'watch',
-		name: 'Watch',
-		type: BULK_SMS_TRIGGER,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { batchIds: BATCH, emit: 'final' },
-	};
+	const node = watchNode(BATCH);
 	const start = { batchId: BATCH, count: REPORTS, finalShare: 0 };
 	const later = jsonAnswer({ batchId: BATCH, count: REPORTS, finalShare: 0.8 });
 	replay.set(BATCH, jsonAnswer(start));
 	const before: IDataObject = {};
 	await pollOnce({
 		node,
-		credentials: credentials(replay),
+		credentials: replayCredentials(replay),
 		staticData: before,
 		persisted: {},
 		activation: true,
@@ -130,7 +136,7 @@ async function triggerPollFigure(replay: Replay): Promise<Figure> {
 	const measured = await timeRuns(RUNS, async () => {
 		const outcome = await pollOnce({
 			node,
-			credentials: credentials(replay),
+			credentials: replayCredentials(replay),
 			staticData: JSON.parse(snapshot) as IDataObject,
 			persisted: {},
 		});

@@ -7,11 +7,12 @@
  *
  * Run alone: `npx tsx benchmarks/trigger.ts` (or through `npm run bench` once registered).
  */
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { BULK_SMS_TRIGGER, pollOnce } from '../test/engine/harness';
+import { pollOnce } from '../test/engine/harness';
 import { printFigure, timeRuns, type Figure } from './figures';
 import { jsonAnswer, startReplay, type Replay } from './replay';
+import { replayCredentials, watchNode } from './status';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONCURRENCY = 8;
@@ -63,17 +64,8 @@ function batchIds(count: number): string[] {
 
 async function pollFigure(replay: Replay, campaign: Campaign): Promise<Figure> {
 	const ids = batchIds(campaign.batches);
-	const node: INode = {
-		id: 'watch',
-		name: 'Watch',
-		type: BULK_SMS_TRIGGER,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { batchIds: ids.join('\n'), emit: 'final' },
-	};
-	const credentials = {
-		bulkSmsApi: { baseUrl: replay.baseUrl, username: 'demo', password: 'demo', timeZone: 'UTC' },
-	};
+	const node = watchNode(ids.join('\n'));
+	const credentials = replayCredentials(replay);
 	const answer = (batchId: string, i: number, finalShare: number) =>
 		jsonAnswer({
 			batchId,
