@@ -19,7 +19,12 @@ import {
 	wanted,
 } from '../shared/domain/watch';
 import { asNodeError } from '../shared/items';
-import { fetchReports, RequestPace, serviceSettings } from '../shared/transport';
+import {
+	fetchReports,
+	forEachConcurrently,
+	RequestPace,
+	serviceSettings,
+} from '../shared/transport';
 
 /** Key of the trigger's memory in the node's static data. */
 const STATE_KEY = 'watch';
@@ -150,20 +155,15 @@ async function fetchAll(
 ): Promise<Read> {
 	const read: Read = { fetched: new Map(), failed: new Map(), errors: new Map() };
 	const pace = new RequestPace();
-	let next = 0;
-	const worker = async () => {
-		while (next < batchIds.length) {
-			const batchId = batchIds[next++];
-			try {
-				read.fetched.set(batchId, await fetchReports.call(this, batchId, { format, pace }));
-			} catch (error) {
-				const nodeError = asNodeError(this, error);
-				read.errors.set(batchId, nodeError);
-				read.failed.set(batchId, isNotFound(nodeError) ? 'unknown' : 'failed');
-			}
+	await forEachConcurrently(batchIds, CONCURRENCY, async (batchId) => {
+		try {
+			read.fetched.set(batchId, await fetchReports.call(this, batchId, { format, pace }));
+		} catch (error) {
+			const nodeError = asNodeError(this, error);
+			read.errors.set(batchId, nodeError);
+			read.failed.set(batchId, isNotFound(nodeError) ? 'unknown' : 'failed');
 		}
-	};
-	await Promise.all(Array.from({ length: Math.min(CONCURRENCY, batchIds.length) }, worker));
+	});
 	return read;
 }
 

@@ -17,7 +17,12 @@ import {
 	pairedWith,
 	statusFilterOption,
 } from '../../shared/items';
-import { fetchReports, RequestPace, serviceSettings } from '../../shared/transport';
+import {
+	fetchReports,
+	forEachConcurrently,
+	RequestPace,
+	serviceSettings,
+} from '../../shared/transport';
 
 const showForGetStatus = { show: { operation: ['getStatus'] } };
 
@@ -141,6 +146,12 @@ function requestOf(this: IExecuteFunctions, itemIndex: number): Request {
 	};
 }
 
+interface Work {
+	batchId: string;
+	format: WireFormat;
+	itemIndex: number;
+}
+
 const keyOf = (format: WireFormat, batchId: string) => `${format} ${batchId}`;
 
 /**
@@ -152,33 +163,30 @@ async function fetchAll(
 	requests: readonly Request[],
 	timeZone: string,
 ): Promise<Fetched> {
-	const work = new Map<string, { batchId: string; format: WireFormat; itemIndex: number }>();
+	const work = new Map<string, Work>();
 	for (const { batchIds, format, itemIndex } of requests) {
 		for (const batchId of batchIds) {
 			const key = keyOf(format, batchId);
 			if (!work.has(key)) work.set(key, { batchId, format, itemIndex });
 		}
 	}
-	const queue = [...work];
 	const fetched: Fetched = new Map();
 	const pace = new RequestPace();
 	let failed = false;
-	const worker = async () => {
-		while (queue.length > 0 && !(failed && !this.continueOnFail())) {
-			const [key, { batchId, format, itemIndex }] = queue.shift()!;
-			try {
-				const raw = await fetchReports.call(this, batchId, { format, itemIndex, pace });
-				fetched.set(
-					key,
-					raw.map((report) => shapeReport(report, timeZone)),
-				);
-			} catch (error) {
-				failed = true;
-				fetched.set(key, asNodeError(this, error, itemIndex));
-			}
+	const fetchOne = async ([key, { batchId, format, itemIndex }]: [string, Work]) => {
+		try {
+			const raw = await fetchReports.call(this, batchId, { format, itemIndex, pace });
+			fetched.set(
+				key,
+				raw.map((report) => shapeReport(report, timeZone)),
+			);
+		} catch (error) {
+			failed = true;
+			fetched.set(key, asNodeError(this, error, itemIndex));
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+	const stop = () => failed && !this.continueOnFail();
+	await forEachConcurrently([...work], CONCURRENCY, fetchOne, stop);
 	return fetched;
 }
 

@@ -32,6 +32,7 @@ import { CREDENTIAL, settingsOf, type ServiceSettings } from './settings';
 export { SendOutcomeUnknownError } from './errors';
 export { overrideTransportLimits, type TransportLimits } from './limits';
 export { RequestPace } from './pace';
+export { forEachConcurrently } from './pool';
 export type { BulkSmsFunctions } from './request';
 export type { ServiceSettings } from './settings';
 

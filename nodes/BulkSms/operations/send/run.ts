@@ -6,7 +6,12 @@ import { NodeApiError, type IExecuteFunctions, type NodeOperationError } from 'n
 
 import type { SendResponse } from '../../../shared/domain/responses';
 import { asNodeError } from '../../../shared/items';
-import { RequestPace, sendBatch, SendOutcomeUnknownError } from '../../../shared/transport';
+import {
+	forEachConcurrently,
+	RequestPace,
+	sendBatch,
+	SendOutcomeUnknownError,
+} from '../../../shared/transport';
 import { itemOf, type Send } from './plan';
 
 export type Failure = NodeApiError | NodeOperationError;
@@ -57,19 +62,15 @@ export async function sendAll(
 	const failedSends = new Set<Send>();
 	const continueOnFail = this.continueOnFail();
 	let stopped = false;
-	let next = 0;
-	const worker = async () => {
-		while (!stopped && next < queue.length) {
-			const request = queue[next++];
-			if (failedSends.has(request.send)) continue;
-			const result = await sendChunk.call(this, request, pace);
-			request.results[request.index] = result;
-			if (result.outcome === 'accepted') continue;
-			failedSends.add(request.send);
-			if (!continueOnFail) stopped = true;
-		}
+	const sendOne = async (request: Request) => {
+		if (failedSends.has(request.send)) return;
+		const result = await sendChunk.call(this, request, pace);
+		request.results[request.index] = result;
+		if (result.outcome === 'accepted') return;
+		failedSends.add(request.send);
+		if (!continueOnFail) stopped = true;
 	};
-	await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+	await forEachConcurrently(queue, concurrency, sendOne, () => stopped);
 	return all;
 }
 
