@@ -33,6 +33,7 @@ import {
 	workflowId,
 } from '../scripts/n8n/workflows';
 import { startHarness, type Harness } from './harness';
+import { sleep, waitUntil } from './wait';
 
 const SEND_ONLY_ID = 'e2eSendOnly00001';
 const SEND_AND_TRACK = loadExample('send-and-track');
@@ -258,16 +259,4 @@ describe('(d) the editor in Chromium', () => {
 
 function sortPairs(pairs: string[][]): string[] {
 	return pairs.map((pair) => pair.join(' ')).sort();
-}
-
-function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
-		await sleep(200);
-	}
 }

@@ -31,6 +31,7 @@ import {
 	workflowId,
 } from '../../scripts/n8n/workflows';
 import { packageTarball } from '../package-under-test';
+import { sleep, waitUntil } from '../wait';
 
 // Over n8n's 65 s: the worker saves the execution as waiting and lets it go.
 const LONG_WAIT_SECONDS = 66;
@@ -444,17 +445,5 @@ async function waitForExecution(
 		if (Date.now() > deadline)
 			throw new Error(`execution ${id} still ${String(execution.status)} after ${timeoutMs} ms`);
 		await sleep(500);
-	}
-}
-
-function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
-		await sleep(200);
 	}
 }

@@ -1,0 +1,13 @@
+/** Waiting in the e2e suites, where the server under test runs in other processes. */
+export function sleep(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Resolves once `condition()` holds, checked every 200 ms; fails after `timeoutMs`. */
+export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
+		await sleep(200);
+	}
+}
