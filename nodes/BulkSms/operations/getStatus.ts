@@ -99,30 +99,35 @@ type Fetched = Map<string, DeliveryReport[] | NodeApiError | NodeOperationError>
  * each distinct batch once with bounded concurrency, then builds the output in input order.
  */
 export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const output: INodeExecutionData[] = [];
 	const requests: Request[] = [];
-	this.getInputData().forEach((_, itemIndex) => {
+	/** Error items of input items whose ids were refused (Continue On Fail), by item index. */
+	const refused = new Map<number, INodeExecutionData>();
+	const inputCount = this.getInputData().length;
+	for (let itemIndex = 0; itemIndex < inputCount; itemIndex++) {
 		try {
 			requests.push(requestOf.call(this, itemIndex));
 		} catch (error) {
 			const nodeError = asNodeError(this, error, itemIndex);
 			if (!this.continueOnFail()) throw nodeError;
-			output.push(errorItem(nodeError, [itemIndex]));
+			refused.set(itemIndex, errorItem(nodeError, [itemIndex]));
 		}
-	});
-	if (requests.length === 0) return output;
+	}
+	if (requests.length === 0) return [...refused.values()];
 	const { timeZone } = await serviceSettings.call(this, requests[0].itemIndex);
 	const fetched = await fetchAll.call(this, requests, timeZone);
 	if (!this.continueOnFail()) throwFirstFailure(requests, fetched);
 	const campaign = this.getNodeParameter('output', requests[0].itemIndex) === 'campaign';
-	if (campaign) return [...output, campaignItem.call(this, requests, fetched)];
-	// Items whose ids were refused come first: put them back in input order (only then).
-	const refused = output.length > 0;
+	if (campaign) return [...refused.values(), campaignItem.call(this, requests, fetched)];
+	// In input order; items pushed one by one (a spread of 100,000 arguments would overflow).
+	const output: INodeExecutionData[] = [];
 	const used = new Set<string>();
-	for (const request of requests) {
-		for (const item of itemsFor.call(this, request, fetched, used)) output.push(item);
+	let next = 0;
+	for (let itemIndex = 0; itemIndex < inputCount; itemIndex++) {
+		const error = refused.get(itemIndex);
+		if (error) output.push(error);
+		else for (const item of itemsFor.call(this, requests[next++], fetched, used)) output.push(item);
 	}
-	return refused ? sortByItem(output) : output;
+	return output;
 }
 
 function requestOf(this: IExecuteFunctions, itemIndex: number): Request {
@@ -281,17 +286,4 @@ function notRead(
 function withItem<E extends NodeApiError | NodeOperationError>(error: E, itemIndex: number): E {
 	if (error.context) error.context.itemIndex = itemIndex;
 	return error;
-}
-
-/** Output in input order (error items for unreadable ids came first). */
-function sortByItem(output: INodeExecutionData[]): INodeExecutionData[] {
-	const first = (item: INodeExecutionData) => {
-		const paired = item.pairedItem;
-		const entry = Array.isArray(paired) ? paired[0] : paired;
-		return typeof entry === 'object' && entry !== null ? entry.item : 0;
-	};
-	return output
-		.map((item, position) => ({ item, position }))
-		.sort((a, b) => first(a.item) - first(b.item) || a.position - b.position)
-		.map(({ item }) => item);
 }
