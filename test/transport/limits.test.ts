@@ -8,7 +8,12 @@
  * is asserted.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import {
+	createServer as createTcpServer,
+	type AddressInfo,
+	type Server as TcpServer,
+	type Socket,
+} from 'node:net';
 
 import { errorOf, outputOf, pollOnce, runWorkflow, BULK_SMS_TRIGGER } from '../engine/harness';
 import { overrideTransportLimits } from '../../nodes/shared/transport';
@@ -47,6 +52,28 @@ function connectionTracker() {
 	return { open, track, allClosed };
 }
 
+/**
+ * Listens on 127.0.0.1 and describes the server as a Peer; `stop` runs `dropConnections` and
+ * waits until the server is closed.
+ */
+async function listen(
+	server: TcpServer,
+	connections: ReturnType<typeof connectionTracker>,
+	dropConnections: () => void,
+): Promise<Peer> {
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		requests: 0,
+		sent: 0,
+		allClosed: connections.allClosed,
+		stop: async () => {
+			dropConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
 /** An HTTP server that answers every request with `answer`, counting what it does. */
 async function httpPeer(answer: (res: ServerResponse, peer: Peer) => void): Promise<Peer> {
 	const connections = connectionTracker();
@@ -56,17 +83,7 @@ async function httpPeer(answer: (res: ServerResponse, peer: Peer) => void): Prom
 		answer(res, peer);
 	});
 	server.on('connection', connections.track);
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const peer: Peer = {
-		baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		requests: 0,
-		sent: 0,
-		allClosed: connections.allClosed,
-		stop: async () => {
-			server.closeAllConnections();
-			await new Promise<void>((resolve) => server.close(() => resolve()));
-		},
-	};
+	const peer = await listen(server, connections, () => server.closeAllConnections());
 	return peer;
 }
 
@@ -92,17 +109,9 @@ async function headerTricklePeer(everyMs: number): Promise<Peer> {
 		socket.on('close', () => clearInterval(timer));
 		socket.on('error', () => clearInterval(timer));
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const peer: Peer = {
-		baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		requests: 0,
-		sent: 0,
-		allClosed: connections.allClosed,
-		stop: async () => {
-			for (const socket of connections.open) socket.destroy();
-			await new Promise<void>((resolve) => server.close(() => resolve()));
-		},
-	};
+	const peer = await listen(server, connections, () => {
+		for (const socket of connections.open) socket.destroy();
+	});
 	return peer;
 }
 
