@@ -44,9 +44,13 @@ function messageKey(report: ReportKey): string {
 }
 
 function keysOf(report: ReportKey): { status: string; final?: string } {
-	const message = messageKey(report);
-	const status = hashed(`${message}|${report.status}`);
-	return isFinal(report.status) ? { status, final: hashed(`${message}|final`) } : { status };
+	const status = hashed(`${messageKey(report)}|${report.status}`);
+	return isFinal(report.status) ? { status, final: finalKey(report) } : { status };
+}
+
+/** Stored once a message was seen final, whatever its status: a later non-final one is late. */
+function finalKey(report: ReportKey): string {
+	return hashed(`${messageKey(report)}|final`);
 }
 
 /** The memory as stored, in order; anything else found there is dropped. */
@@ -74,17 +78,13 @@ export function sift(stored: unknown, reports: readonly RawReport[], limit: numb
 	for (const report of reports) {
 		const keys = keysOf(report);
 		if (seen.has(keys.status)) result.repeated++;
-		else if (!keys.final && seen.has(lateKey(report))) result.late++;
+		else if (!keys.final && seen.has(finalKey(report))) result.late++;
 		else result.fresh.push(report);
 		if (touch(seen, keys.status)) result.added++;
 		if (keys.final && touch(seen, keys.final)) result.added++;
 	}
 	result.memory = bounded(seen, limit);
 	return result;
-}
-
-function lateKey(report: ReportKey): string {
-	return hashed(`${messageKey(report)}|final`);
 }
 
 /** The memory with these reports remembered as seen (what an execution that emitted them stores). */
