@@ -216,7 +216,7 @@ const MONTHS = [
  */
 export function whatIsImpossible(w: WallClock): string | undefined {
 	if (w.month < 1 || w.month > 12) return `there is no month ${w.month} (01..12)`;
-	const lastDay = daysInMonth(w.year, w.month);
+	const lastDay = daysIn(w.year, w.month);
 	if (w.day < 1 || w.day > lastDay) {
 		return `${MONTHS[w.month - 1]} ${w.year} has no day ${w.day} (01..${lastDay})`;
 	}
@@ -224,12 +224,6 @@ export function whatIsImpossible(w: WallClock): string | undefined {
 	if (w.minute > 59) return `there is no minute ${w.minute} (00..59)`;
 	if (w.second > 59) return `there is no second ${w.second} (00..59)`;
 	return undefined;
-}
-
-function daysInMonth(year: number, month: number): number {
-	if (month !== 2) return DAYS_IN_MONTH[month - 1];
-	const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-	return leap ? 29 : 28;
 }
 
 /**
