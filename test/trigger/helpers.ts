@@ -1,6 +1,6 @@
 /**
  * What the trigger tests share: a sandbox on a frozen clock, sending batches to it over HTTP,
- * polling the real node through n8n-core's PollContext (test/engine/harness.ts), and a small
+ * polling the real node through n8n-core's PollContext (test/engine/poll.ts), and a small
  * proxy in front of the sandbox that can break chosen requests and counts requests in flight.
  */
 import {
