@@ -96,21 +96,13 @@ export function wallToIso(wall: WallTime, timeZone: string): string {
 /**
  * `yyyy-MM-dd HH:mm:ss.S` (JSON) or `yyMMddHHmmss` (XML, 20yy), read as wall-clock time in
  * `timeZone`, returned as ISO 8601 with that zone's offset. Empty (ENROUTE) gives null.
+ * The nodes take the two steps apart (readWallTime when an answer is read, wallToIso when a
+ * report is shaped); this is both at once, as a date written by the service ends up.
  */
 export function parseDeliveryDate(raw: string, timeZone: string): string | null {
-	const result = readDeliveryDate(raw, timeZone);
-	if ('problem' in result) throw new Error(result.problem);
-	return result.iso;
-}
-
-/** As parseDeliveryDate, but reports a malformed date as a value instead of throwing. */
-export function readDeliveryDate(
-	raw: string,
-	timeZone: string,
-): { iso: string | null } | { problem: string } {
 	const read = readWallTime(raw);
-	if ('problem' in read) return read;
-	return { iso: read.wall === null ? null : wallToIso(read.wall, timeZone) };
+	if ('problem' in read) throw new Error(read.problem);
+	return read.wall === null ? null : wallToIso(read.wall, timeZone);
 }
 
 /**
