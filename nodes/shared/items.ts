@@ -7,7 +7,7 @@ import type {
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { STATUSES, type Status } from './domain/status';
 
-/** The Accept format option, shared by every operation and the trigger. */
+/** The Accept format option, shared by every operation and the polling trigger. */
 export const formatOption: INodeProperties = {
 	displayName: 'Response Format',
 	name: 'format',
@@ -60,7 +60,7 @@ const STATUS_MEANINGS: Record<Status, string> = {
 	REJECTD: 'Rejected by the network',
 };
 
-/** Narrow the reports to some statuses; shared by Get Status and the trigger. */
+/** Narrow the reports to some statuses; shared by Get Status and both triggers. */
 export const statusFilterOption: INodeProperties = {
 	displayName: 'Only Statuses',
 	name: 'statuses',

@@ -1,7 +1,8 @@
 /**
  * The Bulk SMS node's operations, in one table: the Operation options and the dispatch are read
- * from it (the node's subtitle, which must be a literal, is checked against it by a test). An operation the table does not have (a workflow written for a later version, or
- * edited by hand) is refused with a sentence, never a TypeError.
+ * from it (the node's subtitle, which must be a literal, is checked against it by a test). An
+ * operation the table does not have (a workflow written for a later version, or edited by hand)
+ * is refused with a sentence, never a TypeError.
  */
 import type { IExecuteFunctions, INodeExecutionData, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

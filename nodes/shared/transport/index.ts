@@ -1,5 +1,6 @@
 /**
- * The one place that talks HTTP to the service: used by BulkSms and BulkSms Trigger.
+ * The one place that talks HTTP to the service: used by BulkSms and Bulk SMS Trigger (the
+ * Status Trigger only reads the credential's time zone through serviceSettings).
  * request.ts makes one bounded attempt, retry.ts decides what is tried again, errors.ts words
  * every failure, secrets.ts blanks the account's secrets out of whatever leaves.
  */
