@@ -151,9 +151,10 @@ export class QueueStack {
 	static async start(options: QueueStackOptions): Promise<QueueStack> {
 		const log = options.log ?? (() => undefined);
 		const started = Date.now();
-		const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+		const [postgres, redis] = await startServices();
 		const stopServices = () => Promise.all([postgres.stop(), redis.stop()]);
 		const instances: N8nInstance[] = [];
+		let startingWorkers: Array<Promise<QueueWorker>> = [];
 		try {
 			const servicesUp = Date.now();
 			log(`postgres :${postgres.port}, redis :${redis.port} in ${servicesUp - started} ms`);
@@ -169,12 +170,11 @@ export class QueueStack {
 			// imports (one command for the credentials, one for the workflows).
 			const main = await mainInstance.startServer({ env: options.mainEnv });
 			const mainUp = Date.now();
+			startingWorkers = workerInstances.map((instance, index) =>
+				QueueWorker.start(`worker-${index + 1}`, instance),
+			);
 			const [workers] = await Promise.all([
-				Promise.all(
-					workerInstances.map((instance, index) =>
-						QueueWorker.start(`worker-${index + 1}`, instance),
-					),
-				),
+				Promise.all(startingWorkers),
 				options.credentials?.length && mainInstance.importCredentials(options.credentials),
 				options.workflows?.length && mainInstance.importWorkflow(options.workflows),
 			]);
@@ -202,6 +202,12 @@ export class QueueStack {
 			log(`queue stack up in ${timings.total} ms (${JSON.stringify(timings)})`);
 			return stack;
 		} catch (error) {
+			// Workers are processes of their own, not servers of their instance: stop the ones
+			// that did start (others may still be starting when the first fails).
+			const settled = await Promise.allSettled(startingWorkers);
+			await Promise.all(
+				settled.map((start) => (start.status === 'fulfilled' ? start.value.stop(1000) : undefined)),
+			);
 			await Promise.all(instances.map((instance) => instance.stop()));
 			await stopServices();
 			throw error;
@@ -268,6 +274,19 @@ export class QueueStack {
 		]);
 		await Promise.all([this.postgres.stop(), this.redis.stop()]);
 	}
+}
+
+/** Postgres and Redis together; if one fails to start, the other is stopped before it is thrown. */
+async function startServices(): Promise<[PostgresService, Service]> {
+	const [postgres, redis] = await Promise.allSettled([startPostgres(), startRedis()]);
+	if (postgres.status === 'fulfilled' && redis.status === 'fulfilled')
+		return [postgres.value, redis.value];
+	await Promise.all(
+		[postgres, redis].map((start) =>
+			start.status === 'fulfilled' ? start.value.stop() : undefined,
+		),
+	);
+	throw postgres.status === 'rejected' ? postgres.reason : (redis as PromiseRejectedResult).reason;
 }
 
 /** What every n8n process of the stack shares: the database, the queue, manual runs on workers. */
