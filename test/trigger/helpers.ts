@@ -105,18 +105,24 @@ export async function sandboxWithBatch(
 			},
 		],
 	};
-	await fs.writeFile(stateFile, JSON.stringify(snapshot));
-	const sandbox = await startSandbox({
-		timeScale: 0,
-		startTime: T0,
-		finalAfterMs: FINAL_AFTER_MS,
-		stateFile,
-	});
-	const stop = async () => {
-		await sandbox.stop();
-		await fs.rm(dir, { recursive: true, force: true });
-	};
-	return { sandbox, batchId, stop };
+	const removeDir = () => fs.rm(dir, { recursive: true, force: true });
+	try {
+		await fs.writeFile(stateFile, JSON.stringify(snapshot));
+		const sandbox = await startSandbox({
+			timeScale: 0,
+			startTime: T0,
+			finalAfterMs: FINAL_AFTER_MS,
+			stateFile,
+		});
+		const stop = async () => {
+			await sandbox.stop();
+			await removeDir();
+		};
+		return { sandbox, batchId, stop };
+	} catch (error) {
+		await removeDir(); // nobody gets a stop() to call
+		throw error;
+	}
 }
 
 /** Test numbers by outcome (sandbox/numbers.ts: the last digit decides). */
