@@ -1,5 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
+import { attempt, isRecord } from './values';
+
 export type WireFormat = 'json' | 'xml';
 
 export interface ParsedBody {
@@ -42,15 +44,6 @@ export function parseBody(text: string): ParsedBody | undefined {
 	if ('value' in read) return read.value;
 	if (read.thrown instanceof BodyError) return undefined;
 	throw read.thrown;
-}
-
-/** What `work` returned or threw, so that the caller can word a failure outside a catch. */
-function attempt<T>(work: () => T): { value: T } | { thrown: unknown } {
-	try {
-		return { value: work() };
-	} catch (thrown) {
-		return { thrown };
-	}
 }
 
 // ---------------------------------------------------------------- JSON
@@ -376,10 +369,6 @@ function parseValidXml(text: string): unknown {
 	}
 	// The parser's own words may quote the body (element names): not passed on.
 	throw new BodyError('it is XML that could not be read (an element name is not allowed)');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // ---------------------------------------------------------------- XML, the service's flat shape

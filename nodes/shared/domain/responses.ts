@@ -5,6 +5,7 @@
 import { batchIdDigits, BATCH_ID_MAX_DIGITS, idDigits, type IdFault } from './batchId';
 import { BodyError, readBody } from './body';
 import { readWallTime, type WallTime } from './dates';
+import { attempt, isRecord } from './values';
 
 /** The body parsed but does not have the shape the interface describes. */
 export class ResponseShapeError extends Error {
@@ -189,21 +190,8 @@ function located(thrown: unknown, where: (field: string | undefined) => string):
 	return new ResponseShapeError(`${where(thrown.field)}${thrown.detail}`);
 }
 
-/** What `work` returned or threw, so that the caller can word a failure outside a catch. */
-function attempt<T>(work: () => T): { value: T } | { thrown: unknown } {
-	try {
-		return { value: work() };
-	} catch (thrown) {
-		return { thrown };
-	}
-}
-
 function isAbsent(value: unknown): boolean {
 	return value === undefined || value === null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function record(value: unknown): Record<string, unknown> {

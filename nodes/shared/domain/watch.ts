@@ -12,6 +12,7 @@
  * most, and a finished batch is reduced to its id.
  */
 import { isFinal } from './status';
+import { isRecord } from './values';
 
 export type EmitMode = 'changes' | 'final' | 'batchFinal';
 
@@ -611,8 +612,4 @@ function pairs(values: unknown[]): Array<[string, string]> {
 
 function byText(a: string, b: string): number {
 	return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
