@@ -15,8 +15,11 @@ export interface Destinations {
 }
 
 export interface DestinationOptions {
-	/** Country calling code for numbers written nationally (`07700 900123`), e.g. `44`. */
-	defaultCountryCode?: string;
+	/**
+	 * Country calling code for numbers written nationally (`07700 900123`), e.g. `44`; any
+	 * value an expression gives, checked by normaliseCountryCode.
+	 */
+	defaultCountryCode?: unknown;
 }
 
 /** E.164 allows at most 15 digits, country code included. */

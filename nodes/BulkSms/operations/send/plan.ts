@@ -14,7 +14,7 @@ import {
 	type MessageMeasure,
 	type SmartEncoding,
 } from '../../../shared/domain/message';
-import { parseDestinations, type DestinationOptions } from '../../../shared/domain/msisdn';
+import { parseDestinations } from '../../../shared/domain/msisdn';
 import {
 	resolveValidity,
 	ValidityError,
@@ -214,16 +214,12 @@ function optOuts(read: Reader): Set<string> {
 	const defaultCountryCode = read<unknown>('sendOptions.defaultCountryCode', 0, '');
 	if (raw === undefined || raw === null || raw === '') return new Set();
 	// Entries that are not numbers cannot match a destination (a header cell, a blank): ignored.
-	return new Set(parseDestinations(raw, countryOption(defaultCountryCode)).destinations);
-}
-
-/** parseDestinations reads any value, the country code too, and says in words what is wrong. */
-function countryOption(defaultCountryCode: unknown): DestinationOptions {
-	return { defaultCountryCode: defaultCountryCode as string };
+	return new Set(parseDestinations(raw, { defaultCountryCode }).destinations);
 }
 
 function addDestinations(itemSend: ItemSend, raw: unknown, defaultCountryCode: unknown): void {
-	const parsed = parseDestinations(raw, countryOption(defaultCountryCode));
+	// parseDestinations reads any value, the country code too, and says in words what is wrong.
+	const parsed = parseDestinations(raw, { defaultCountryCode });
 	itemSend.destinations = parsed.destinations;
 	itemSend.duplicates = parsed.duplicates;
 	itemSend.skipped = parsed.rejected.map((rejected) => ({ ...rejected, item: itemSend.item }));
