@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseCli } from '../cli';
 import { startSandbox, type Sandbox } from '../server';
-import { call, parseJsonLossless, parseXml, rawNumbers, send, sendOk, sleep } from './helpers';
+import { call, parseJsonLossless, parseXml, rawNumbers, send, sendOk, until } from './helpers';
 
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0, 0);
 
@@ -326,7 +326,8 @@ it('stops cleanly while a callback is being retried', async () => {
 	receiver.answer = () => 503;
 	sb.setCallbacks({ retryBaseMs: 60_000 });
 	await sendOk(sb, { destination: '447700900001', message: 'hi' });
-	await sleep(50);
+	await until(() => receiver.got.length > 0);
+	expect(receiver.got).toHaveLength(1); // refused: its retry is due in a minute
 	await sb.stop();
 	sb = await startSandbox({ timeScale: 0 }); // for afterEach
 });
