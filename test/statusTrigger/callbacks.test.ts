@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { WebhookServer } from '../engine/webhook';
-import { SECRET, startTrigger } from './helpers';
+import { SECRET, startTrigger, WEBHOOK_ID } from './helpers';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 let sb: Sandbox;
@@ -110,7 +110,7 @@ it.each<['json' | 'xml']>([['json'], ['xml']])(
 
 it('a receiver that is down for a while gets every change once it is back', async () => {
 	const port = await freePort();
-	const url = `http://127.0.0.1:${port}/webhook/5b1f7c9e-0d1a-4c57-9a53-6f2f0e6a1b2c/status`;
+	const url = `http://127.0.0.1:${port}/webhook/${WEBHOOK_ID}/status`;
 	sb = await sandboxCalling(url);
 	await send(sb, NUMBERS.slice(0, 3));
 	// Nothing listens yet: the ENROUTE callbacks are refused and wait for their next try.
@@ -129,7 +129,7 @@ it('a receiver that is down for a while gets every change once it is back', asyn
 
 it('a wrong secret is refused: the sandbox retries, then gives up, and nothing starts', async () => {
 	server = await startTrigger();
-	sb = await sandboxCalling(server.url.replace('/status', '/status'));
+	sb = await sandboxCalling(server.url);
 	await sb.upsertAccount({ username: 'demo', callbackUrl: `${server.url}?token=wrong` });
 	sb.setCallbacks({ maxAttempts: 2, retryBaseMs: 5 });
 	await send(sb, NUMBERS.slice(0, 1));
