@@ -39,7 +39,8 @@ export async function receiveCallback(this: IWebhookFunctions): Promise<IWebhook
 		return answer.call(this, 400, { error: `Not a delivery report: ${reading.problem}` });
 	}
 	const staticData = this.getWorkflowStaticData('node');
-	const sifted = sift(staticData[MEMORY_KEY], reading.reports, memoryLimit.call(this));
+	const limit = memoryLimit(this.getNodeParameter('options.memory', DEFAULT_MEMORY));
+	const sifted = sift(staticData[MEMORY_KEY], reading.reports, limit);
 	const wanted = sifted.fresh.filter(reportFilter.call(this));
 	const received = {
 		received: reading.reports.length,
@@ -69,7 +70,8 @@ export async function rememberEmitted(this: IExecuteFunctions): Promise<INodeExe
 	const items = this.getInputData();
 	const reports = items.map((item) => item.json).filter(isReportKey);
 	const staticData = this.getWorkflowStaticData('node');
-	staticData[MEMORY_KEY] = remember(staticData[MEMORY_KEY], reports, memoryLimit.call(this));
+	const limit = memoryLimit(this.getNodeParameter('options.memory', 0, DEFAULT_MEMORY));
+	staticData[MEMORY_KEY] = remember(staticData[MEMORY_KEY], reports, limit);
 	return [items.map((item, index) => ({ json: item.json, pairedItem: { item: index } }))];
 }
 
@@ -79,9 +81,12 @@ function isReportKey(json: IDataObject): json is IDataObject & ReportKey {
 	);
 }
 
-function memoryLimit(this: IWebhookFunctions | IExecuteFunctions): number {
-	const limit = this.getNodeParameter('options.memory', 0, DEFAULT_MEMORY) as number;
-	return Math.min(MAX_MEMORY, Math.max(1, Math.floor(limit) || DEFAULT_MEMORY));
+/**
+ * The Remember option, bounded. Read by each context in its own way: a webhook's
+ * getNodeParameter takes no item index (given one, it took the 0 as the fallback).
+ */
+function memoryLimit(limit: unknown): number {
+	return Math.min(MAX_MEMORY, Math.max(1, Math.floor(limit as number) || DEFAULT_MEMORY));
 }
 
 // ---------------------------------------------------------------- authentication
