@@ -16,7 +16,6 @@ import {
 import { timeRuns, type Figure } from './figures';
 import { jsonAnswer, startReplay, xmlAnswer, type Replay } from './replay';
 
-const REPORTS = 100_000;
 const RUNS = 3;
 export const BATCH = '9007199254740993';
 export const REPORTS_100K = 100_000;
@@ -31,7 +30,7 @@ export async function figures(): Promise<Figure[]> {
 }
 
 async function getStatusFigures(replay: Replay): Promise<Figure[]> {
-	const spec = { batchId: BATCH, count: REPORTS, finalShare: 0.8 };
+	const spec = { batchId: BATCH, count: REPORTS_100K, finalShare: 0.8 };
 	const json = jsonAnswer(spec);
 	const xml = xmlAnswer(spec);
 	replay.set(BATCH, json);
@@ -110,8 +109,8 @@ export async function getStatus(
 		credentials: replayCredentials(replay, timeZone),
 	});
 	const items = outputOf(run, 'Get Status');
-	if (items.length !== REPORTS)
-		throw new Error(`bench: expected ${REPORTS} reports, got ${items.length}`);
+	if (items.length !== REPORTS_100K)
+		throw new Error(`bench: expected ${REPORTS_100K} reports, got ${items.length}`);
 }
 
 /**
@@ -120,8 +119,8 @@ export async function getStatus(
  */
 async function triggerPollFigure(replay: Replay): Promise<Figure> {
 	const node = watchNode(BATCH);
-	const start = { batchId: BATCH, count: REPORTS, finalShare: 0 };
-	const later = jsonAnswer({ batchId: BATCH, count: REPORTS, finalShare: 0.8 });
+	const start = { batchId: BATCH, count: REPORTS_100K, finalShare: 0 };
+	const later = jsonAnswer({ batchId: BATCH, count: REPORTS_100K, finalShare: 0.8 });
 	replay.set(BATCH, jsonAnswer(start));
 	const before: IDataObject = {};
 	await pollOnce({
