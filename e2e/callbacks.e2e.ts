@@ -7,7 +7,7 @@
  */
 import type { JsonObject } from '../scripts/n8n/runtime';
 import { nodeRuns, type N8nServer } from '../scripts/n8n/runtime';
-import { CREDENTIAL_ID, CREDENTIAL_NAME } from '../scripts/n8n/workflows';
+import { CREDENTIAL_ID, CREDENTIAL_NAME, STATUS_TRIGGER_NODE_TYPE } from '../scripts/n8n/workflows';
 import { startHarness, type Harness } from './harness';
 
 const WORKFLOW_ID = 'e2eStatusCallback';
@@ -24,7 +24,7 @@ function statusWorkflow(): JsonObject {
 			{
 				id: 'c0a1b2c3-0000-4000-8000-000000000001',
 				name: TRIGGER,
-				type: 'n8n-nodes-bulk-sms.bulkSmsStatusTrigger',
+				type: STATUS_TRIGGER_NODE_TYPE,
 				typeVersion: 1,
 				position: [0, 0],
 				webhookId: WEBHOOK_ID,

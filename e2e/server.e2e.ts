@@ -27,6 +27,7 @@ import {
 	SEND_NODE_NAME,
 	SEND_NODE_TYPE,
 	sendOnlyWorkflow,
+	STATUS_TRIGGER_NODE_TYPE,
 	TRIGGER_NODE_NAME,
 	TRIGGER_NODE_TYPE,
 	withParameters,
@@ -34,6 +35,8 @@ import {
 } from '../scripts/n8n/workflows';
 import { startHarness, type Harness } from './harness';
 import { sleep, waitUntil } from './wait';
+
+const NODE_TYPES = [SEND_NODE_TYPE, TRIGGER_NODE_TYPE, STATUS_TRIGGER_NODE_TYPE];
 
 const SEND_ONLY_ID = 'e2eSendOnly00001';
 const SEND_AND_TRACK = loadExample('send-and-track');
@@ -71,9 +74,9 @@ beforeAll(async () => {
 afterAll(() => harness?.stop());
 
 describe('(a) node types n8n loaded', () => {
-	test('lists both nodes under the package name and the credential', async () => {
+	test('lists the three nodes under the package name and the credential', async () => {
 		const nodeNames = (await server.nodeTypes()).map((type) => type.name);
-		expect(nodeNames).toEqual(expect.arrayContaining([SEND_NODE_TYPE, TRIGGER_NODE_TYPE]));
+		expect(nodeNames).toEqual(expect.arrayContaining(NODE_TYPES));
 
 		const credentialNames = (await server.credentialTypes()).map((type) => type.name);
 		expect(credentialNames).toContain(CREDENTIAL_TYPE);
@@ -99,7 +102,7 @@ describe('(a) node types n8n loaded', () => {
 			failedLoading: false,
 		});
 		const types = (ours?.installedNodes as JsonObject[]).map((node) => node.type);
-		expect(types).toEqual(expect.arrayContaining([SEND_NODE_TYPE, TRIGGER_NODE_TYPE]));
+		expect(types).toEqual(expect.arrayContaining(NODE_TYPES));
 	});
 });
 

@@ -26,6 +26,7 @@ import {
 	loadExample,
 	SEND_NODE_NAME,
 	STATUS_NODE_NAME,
+	STATUS_TRIGGER_NODE_TYPE,
 	TRIGGER_NODE_NAME,
 	withParameters,
 	workflowId,
@@ -324,7 +325,7 @@ function callbackWorkflow(): JsonObject {
 			{
 				id: '5b7d0c1e-0000-4000-8000-000000000001',
 				name: CALLBACK_TRIGGER,
-				type: 'n8n-nodes-bulk-sms.bulkSmsStatusTrigger',
+				type: STATUS_TRIGGER_NODE_TYPE,
 				typeVersion: 1,
 				position: [0, 0],
 				webhookId: CALLBACK_WEBHOOK_ID,

@@ -11,6 +11,7 @@ import type { JsonObject } from './runtime';
 export const PACKAGE_NAME = 'n8n-nodes-bulk-sms';
 export const SEND_NODE_TYPE = `${PACKAGE_NAME}.bulkSms`;
 export const TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.bulkSmsTrigger`;
+export const STATUS_TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.bulkSmsStatusTrigger`;
 export const CREDENTIAL_TYPE = 'bulkSmsApi';
 
 // The examples refer to the credential by this id and name, so importing a credential with the
