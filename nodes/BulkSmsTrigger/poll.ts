@@ -195,6 +195,9 @@ function explainFailure(
 	return error;
 }
 
+const WRONG_ID_HINT =
+	'A batch the service does not know (HTTP 404) is most likely a wrong id: remove it from Batch IDs.';
+
 /** Several failing batches, or ones that failed in the last poll: each named with its error. */
 function failingBatches(
 	this: IPollFunctions,
@@ -202,24 +205,21 @@ function failingBatches(
 	state: WatchState,
 	watched: number,
 ): NodeOperationError {
+	if (failing.length === 1) {
+		const [[batchId, message]] = failing;
+		return new NodeOperationError(
+			this.getNode(),
+			`Checking batch ${batchId} keeps failing: ${message}`,
+			{ description: `${carryOn(state, batchId, watched)} ${WRONG_ID_HINT}` },
+		);
+	}
 	const named = failing
 		.slice(0, NAMED_IN_ERROR)
 		.map(([batchId, message]) => `${batchId}: ${message}`);
 	if (failing.length > NAMED_IN_ERROR) named.push(`and ${failing.length - NAMED_IN_ERROR} more`);
-	const message =
-		failing.length === 1
-			? `Checking batch ${failing[0][0]} keeps failing: ${failing[0][1]}`
-			: `${failing.length} watched batches keep failing`;
-	const description = [
-		failing.length === 1 ? carryOn(state, failing[0][0], watched) : named.join('; '),
-		failing.length === 1
-			? ''
-			: 'Their memory is unchanged, so each is read again next poll and nothing of it is lost or emitted twice. The other batches are read and emitted as usual.',
-		'A batch the service does not know (HTTP 404) is most likely a wrong id: remove it from Batch IDs.',
-	]
-		.filter(Boolean)
-		.join(' ');
-	return new NodeOperationError(this.getNode(), message, { description });
+	return new NodeOperationError(this.getNode(), `${failing.length} watched batches keep failing`, {
+		description: `${named.join('; ')} Their memory is unchanged, so each is read again next poll and nothing of it is lost or emitted twice. The other batches are read and emitted as usual. ${WRONG_ID_HINT}`,
+	});
 }
 
 // ---------------------------------------------------------------- output
