@@ -8,21 +8,14 @@ import { readState } from '../../nodes/shared/domain/watch';
 
 const MANY_DIGITS = '7'.repeat(20_000_000);
 
-it.each([
-	['network_id', `<network_id>${MANY_DIGITS}</network_id>`, 'network_id'],
-	['a count', '', 'batch_size'],
-])('a %s of 20 million digits is refused in words', (_label, field, name) => {
-	const read =
-		name === 'batch_size'
-			? () =>
-					readSendAnswer(
-						`<sms_send><accepted>true</accepted><batch_id>1</batch_id><batch_size>${MANY_DIGITS}</batch_size><receive_updates>false</receive_updates><remaining_credits>1</remaining_credits></sms_send>`,
-					)
-			: () =>
-					readStatusAnswer(
-						`<sms_get_status><reports><delivery_report><msisdn>447700900123</msisdn><delivery_date></delivery_date>${field}<status>ENROUTE</status><batch_id>1</batch_id><gateway_session_id>2</gateway_session_id></delivery_report></reports></sms_get_status>`,
-					);
-	expect(read).toThrow(new RegExp(`${name}: expected`));
+it('a network_id of 20 million digits is refused in words', () => {
+	const answer = `<sms_get_status><reports><delivery_report><msisdn>447700900123</msisdn><delivery_date></delivery_date><network_id>${MANY_DIGITS}</network_id><status>ENROUTE</status><batch_id>1</batch_id><gateway_session_id>2</gateway_session_id></delivery_report></reports></sms_get_status>`;
+	expect(() => readStatusAnswer(answer)).toThrow(/network_id: expected/);
+});
+
+it('a count (batch_size) of 20 million digits is refused in words', () => {
+	const answer = `<sms_send><accepted>true</accepted><batch_id>1</batch_id><batch_size>${MANY_DIGITS}</batch_size><receive_updates>false</receive_updates><remaining_credits>1</remaining_credits></sms_send>`;
+	expect(() => readSendAnswer(answer)).toThrow(/batch_size: expected/);
 });
 
 it('remembers a batch of three million numbers', () => {
