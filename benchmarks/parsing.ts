@@ -13,7 +13,7 @@ import { median, printFigure, type Figure } from './figures';
 const REPORTS = 100_000;
 
 /** A status answer as the sandbox writes it, 19-digit batch ids and 17-digit session ids. */
-export function statusAnswerTexts(reports: number): { json: string; xml: string } {
+function statusAnswerTexts(reports: number): { json: string; xml: string } {
 	const json: string[] = [];
 	const xml: string[] = [];
 	for (let i = 0; i < reports; i++) {

