@@ -3,7 +3,7 @@
  * form open (seed 6.2), so every form a provider plausibly sends is read, each with the same
  * reader of one delivery report as Get Status (ids exact, the date read once).
  */
-import { BodyError, readBody } from '../shared/domain/body';
+import { BodyError, readBody, REPORT_FIELDS } from '../shared/domain/body';
 import {
 	readDeliveryReport,
 	readStatusResponse,
@@ -19,16 +19,6 @@ export interface CallbackRequest {
 }
 
 export type CallbackReading = { reports: RawReport[] } | { problem: string };
-
-/** The fields of seed 2.3: a GET or a form without any of them is not a report at all. */
-const REPORT_FIELDS = [
-	'batch_id',
-	'msisdn',
-	'status',
-	'network_id',
-	'gateway_session_id',
-	'delivery_date',
-];
 
 export function readCallback(request: CallbackRequest): CallbackReading {
 	try {
@@ -95,6 +85,7 @@ function readForm(text: string): RawReport[] {
 	return [readDeliveryReport(fields, 'form')];
 }
 
+/** A GET or a form without any of the report's fields is not a report at all. */
 function hasReportField(fields: Record<string, unknown>): boolean {
 	return REPORT_FIELDS.some((field) => fields[field] !== undefined);
 }

@@ -373,8 +373,11 @@ function parseValidXml(text: string): unknown {
 
 // ---------------------------------------------------------------- XML, the service's flat shape
 
-/** The service's field names, in the order it writes them (any order is read). */
-const REPORT_FIELDS = [
+/**
+ * The fields of a delivery report (seed 2.3), in the order the service writes them (any order
+ * is read); also what tells a status callback's query or form from anything else.
+ */
+export const REPORT_FIELDS = [
 	'msisdn',
 	'delivery_date',
 	'network_id',
