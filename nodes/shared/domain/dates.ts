@@ -20,7 +20,7 @@ export interface WallClock {
  * write the year as two digits (20yy), so the JSON form is held to the same century. A date
  * outside is a broken answer or a typing mistake, never a real delivery or validity.
  */
-export const FIRST_YEAR = 2000;
+const FIRST_YEAR = 2000;
 export const LAST_YEAR = 2099;
 
 const DAY = 86_400_000;

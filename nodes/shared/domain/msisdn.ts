@@ -178,7 +178,7 @@ function checkDigits(digits: string): Parsed {
  * Accepts `44`, `+44` or `0044` (or the number 44 from an expression); anything else is a
  * configuration mistake, reported at once.
  */
-export function normaliseCountryCode(code: unknown): string | undefined {
+function normaliseCountryCode(code: unknown): string | undefined {
 	if (code === undefined || code === null) return undefined;
 	const text = typeof code === 'string' || typeof code === 'number' ? String(code).trim() : '';
 	if (typeof code === 'string' && text === '') return undefined;

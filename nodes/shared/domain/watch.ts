@@ -105,7 +105,7 @@ export type FailureKind = 'failed' | 'unknown';
 export const MAX_WATCHED_BATCHES = 10_000;
 
 /** A batch is reported after this many failed polls in a row, then after twice as many, and so on. */
-export const FAILURES_BEFORE_REPORT = 3;
+const FAILURES_BEFORE_REPORT = 3;
 
 const PLAIN_NUMBER = /^[1-9]\d{0,14}$/; // at most 15 digits: always below 2^53, so exact as a number
 const PENDING = 'ENROUTE';

@@ -166,7 +166,7 @@ export function tooLarge(r: Reporter, statusCode: number, maxBytes: number): Nod
  * Failures before a connection carried the request: no address, no route, refused, or a TLS
  * handshake that failed. A send that met one of these was certainly not taken.
  */
-export function neverSent(code: string | undefined): boolean {
+function neverSent(code: string | undefined): boolean {
 	if (code === undefined) return false;
 	return (
 		['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code) ||

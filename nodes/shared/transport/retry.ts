@@ -8,7 +8,7 @@ import type { TransportLimits } from './limits';
 import type { RequestPace } from './pace';
 import type { Attempt, AttemptFailure } from './request';
 
-export const MAX_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 3;
 const MAX_RETRY_WAIT_MS = 30_000;
 
 export interface RetryPolicy {

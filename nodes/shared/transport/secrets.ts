@@ -11,7 +11,7 @@
  * What is not per-character (base64 of user:password, the Basic token) is generated instead.
  */
 
-export const BLANK = '***';
+const BLANK = '***';
 
 /** What a secret is replaced with, and the secrets of one account (see `secretsOf`). */
 export interface AccountSecrets {

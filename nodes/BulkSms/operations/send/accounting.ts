@@ -11,7 +11,7 @@ import type { Failure, RequestResult, SendResults } from './run';
 const FEW = 5;
 
 /** "a, b, c, d, e and 4,995 more" */
-export function listFew(values: readonly unknown[], few = FEW): string {
+function listFew(values: readonly unknown[], few = FEW): string {
 	const shown = values.slice(0, few).map(String).join(', ');
 	const more = values.length - few;
 	return more > 0 ? `${shown} and ${more.toLocaleString('en-US')} more` : shown;
