@@ -5,7 +5,8 @@
  * - credentials.ts: the credential injection n8n's CLI does, for this package's credential only;
  * - workflow.ts: runWorkflow, outputOf, errorOf (WorkflowExecute);
  * - poll.ts: pollOnce (PollContext, PollTriggerExecutor, static data as n8n saves it);
- * - credentialTest.ts: testCredential (as n8n's credential tester runs a declarative test).
+ * - credentialTest.ts: testCredential (as n8n's credential tester runs a declarative test);
+ * - webhook.ts: a webhook trigger's webhook() through n8n-core's WebhookContext, behind HTTP.
  * Facts about n8n's HTTP helper that the transport relies on are checked in n8nFacts.test.ts.
  */
 export {
@@ -13,22 +14,11 @@ export {
 	BULK_SMS_TRIGGER,
 	HarnessNodeTypes,
 	MANUAL_TRIGGER,
-	ManualTrigger,
 	PACKAGE_NAME,
 	SET_ITEMS,
-	SetItems,
 	loadPackageCredentialType,
 	loadPackageNodeType,
 } from './nodeTypes';
-export { HarnessCredentialsHelper } from './credentials';
-export {
-	buildAdditionalData,
-	buildWorkflow,
-	errorOf,
-	outputOf,
-	runWorkflow,
-	type EngineOptions,
-	type WorkflowSpec,
-} from './workflow';
-export { pollOnce, type PollOutcome, type PollSpec } from './poll';
+export { errorOf, outputOf, runWorkflow } from './workflow';
+export { pollOnce, type PollOutcome } from './poll';
 export { testCredential } from './credentialTest';

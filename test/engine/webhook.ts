@@ -39,7 +39,7 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { buildAdditionalData, buildWorkflow, type EngineOptions } from './harness';
+import { buildAdditionalData, buildWorkflow, type EngineOptions } from './workflow';
 
 export interface WebhookSpec extends EngineOptions {
 	/** The trigger node; give it a `webhookId`, as the editor does. */

@@ -8,6 +8,8 @@ beforeAll(async () => {
 }, 240_000);
 
 it('accepts no destination twice and loses none, in every send campaign', () => {
+	// The sends met faults after the service took a batch: some outcomes had to be reported unknown.
+	expect(result.sends.reduce((sum, run) => sum + run.unknown, 0)).toBeGreaterThan(0);
 	for (const run of result.sends) {
 		expect({
 			shape: run.shape,

@@ -108,11 +108,14 @@ async function withSandbox<T>(
 		timeScale: 0,
 		accounts: [{ username: 'demo', password: 'demo-password', credits: 10_000_000 }],
 	});
-	const proxy = await startFaultProxy(sandbox.baseUrl, seed);
 	try {
-		return await work(sandbox, proxy);
+		const proxy = await startFaultProxy(sandbox.baseUrl, seed);
+		try {
+			return await work(sandbox, proxy);
+		} finally {
+			await proxy.stop();
+		}
 	} finally {
-		await proxy.stop();
 		await sandbox.stop();
 	}
 }
