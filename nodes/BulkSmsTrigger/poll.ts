@@ -21,6 +21,8 @@ import {
 import { asNodeError } from '../shared/items';
 import {
 	fetchReports,
+	readAccount,
+	type Account,
 	forEachConcurrently,
 	RequestPace,
 	serviceSettings,
@@ -55,7 +57,8 @@ type Shape = (raw: RawReport) => DeliveryReport;
 export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const watched = watchedBatchIds.call(this);
 	const settings = readSettings.call(this);
-	const { timeZone } = await serviceSettings.call(this);
+	const account = await readAccount.call(this);
+	const { timeZone } = await serviceSettings.call(this, 0, account);
 	const shape: Shape = (raw) => shapeReport(raw, timeZone);
 	if (this.getMode() === 'manual') return await sample.call(this, watched[0], settings, shape);
 
@@ -69,7 +72,7 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 		staticData[STATE_KEY] = { ...rest, g: state.g + 1 } as unknown as IDataObject;
 		throw failingBatches.call(this, due, state, watched.length);
 	}
-	const read = await fetchAll.call(this, batchesToPoll(state, watched), settings.format);
+	const read = await fetchAll.call(this, batchesToPoll(state, watched), settings.format, account);
 	// n8n starts a poll on every tick even if the last one is still waiting on the service. If
 	// another poll stored its result meanwhile, this one is stale: emitting it would repeat the
 	// other's items, so it yields and the next poll goes on from the newer state.
@@ -152,12 +155,13 @@ async function fetchAll(
 	this: IPollFunctions,
 	batchIds: readonly string[],
 	format: WireFormat,
+	account: Account,
 ): Promise<Read> {
 	const read: Read = { fetched: new Map(), failed: new Map(), errors: new Map() };
 	const pace = new RequestPace();
 	await forEachConcurrently(batchIds, CONCURRENCY, async (batchId) => {
 		try {
-			read.fetched.set(batchId, await fetchReports.call(this, batchId, { format, pace }));
+			read.fetched.set(batchId, await fetchReports.call(this, batchId, { format, pace, account }));
 		} catch (error) {
 			const nodeError = asNodeError(this, error);
 			read.errors.set(batchId, nodeError);

@@ -4,7 +4,11 @@
  * request.ts makes one bounded attempt, retry.ts decides what is tried again, errors.ts words
  * every failure, secrets.ts blanks the account's secrets out of whatever leaves.
  */
-import type { IHttpRequestOptions, IWebhookFunctions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IHttpRequestOptions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 
 import type { WireFormat } from '../domain/body';
 import {
@@ -44,6 +48,22 @@ export interface CallOptions {
 	pace?: RequestPace;
 	/** Shorter limits than the defaults (60 s per request, 256 MB per answer), e.g. in tests. */
 	limits?: Partial<TransportLimits>;
+	/** The credential as already read for this group of calls (see readAccount). */
+	account?: Account;
+}
+
+/**
+ * The credential, read once for calls that share it (one poll's batches): n8n reads and
+ * decrypts it from its database on every read, which a poll of 10,000 batches would do 10,000
+ * times. Read it again for each poll or item, so that a changed credential is seen.
+ */
+export type Account = ICredentialDataDecryptedObject;
+
+export async function readAccount(
+	this: BulkSmsFunctions | IWebhookFunctions,
+	itemIndex = 0,
+): Promise<Account> {
+	return await this.getCredentials(CREDENTIAL, itemIndex);
 }
 
 export interface SendRequest {
@@ -61,8 +81,13 @@ const ACCEPT: Record<WireFormat, string> = { json: 'application/json', xml: 'app
 export async function serviceSettings(
 	this: BulkSmsFunctions | IWebhookFunctions,
 	itemIndex = 0,
+	account?: Account,
 ): Promise<ServiceSettings> {
-	return settingsOf(this.getNode(), await this.getCredentials(CREDENTIAL, itemIndex), itemIndex);
+	return settingsOf(
+		this.getNode(),
+		account ?? (await readAccount.call(this, itemIndex)),
+		itemIndex,
+	);
 }
 
 /**
@@ -114,7 +139,7 @@ async function call(
 	options: CallOptions,
 	kind: Reporter['call'],
 ): Promise<{ answer: RawAnswer; reporter: Reporter }> {
-	const credentials = await this.getCredentials(CREDENTIAL, options.itemIndex);
+	const credentials = options.account ?? (await readAccount.call(this, options.itemIndex));
 	const { baseUrl } = settingsOf(this.getNode(), credentials, options.itemIndex ?? 0);
 	const reporter: Reporter = {
 		node: this.getNode(),
