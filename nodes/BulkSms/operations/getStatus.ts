@@ -45,6 +45,8 @@ export const getStatusDescription: INodeProperties[] = [
 		displayName: 'Output',
 		name: 'output',
 		type: 'options',
+		// One choice for the whole run: a campaign summary gathers every item's batches.
+		noDataExpression: true,
 		default: 'reports',
 		options: [
 			{
