@@ -22,6 +22,7 @@ import {
 	forEachConcurrently,
 	RequestPace,
 	serviceSettings,
+	accountsOfRun,
 } from '../../shared/transport';
 
 const showForGetStatus = { show: { operation: ['getStatus'] } };
@@ -179,10 +180,12 @@ async function fetchAll(
 	}
 	const fetched: Fetched = new Map();
 	const pace = new RequestPace();
+	const accountOf = accountsOfRun.call(this);
 	let failed = false;
 	const fetchOne = async ([key, { batchId, format, itemIndex }]: [string, Work]) => {
 		try {
-			const raw = await fetchReports.call(this, batchId, { format, itemIndex, pace });
+			const account = await accountOf(itemIndex);
+			const raw = await fetchReports.call(this, batchId, { format, itemIndex, pace, account });
 			fetched.set(
 				key,
 				raw.map((report) => shapeReport(report, timeZone)),

@@ -66,6 +66,22 @@ export async function readAccount(
 	return await this.getCredentials(CREDENTIAL, itemIndex);
 }
 
+/**
+ * The credential of each item, read once for all the calls of one run (an item's long send or
+ * its list of batches): per item, since a credential may hold expressions that differ per item.
+ */
+export function accountsOfRun(this: BulkSmsFunctions): (itemIndex: number) => Promise<Account> {
+	const accounts = new Map<number, Promise<Account>>();
+	return async (itemIndex) => {
+		let account = accounts.get(itemIndex);
+		if (!account) {
+			account = readAccount.call(this, itemIndex);
+			accounts.set(itemIndex, account);
+		}
+		return await account;
+	};
+}
+
 export interface SendRequest {
 	destinations: readonly string[];
 	message: string;

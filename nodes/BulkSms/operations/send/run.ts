@@ -7,10 +7,12 @@ import { NodeApiError, type IExecuteFunctions, type NodeOperationError } from 'n
 import type { SendResponse } from '../../../shared/domain/responses';
 import { asNodeError } from '../../../shared/items';
 import {
+	accountsOfRun,
 	forEachConcurrently,
 	RequestPace,
 	sendBatch,
 	SendOutcomeUnknownError,
+	type Account,
 } from '../../../shared/transport';
 import { itemOf, type Send } from './plan';
 
@@ -59,12 +61,13 @@ export async function sendAll(
 		send.chunks.map((_, index) => ({ send, index, results })),
 	);
 	const pace = new RequestPace(); // one per run: a 429 or 503 holds every request in flight
+	const accountOf = accountsOfRun.call(this);
 	const failedSends = new Set<Send>();
 	const continueOnFail = this.continueOnFail();
 	let stopped = false;
 	const sendOne = async (request: Request) => {
 		if (failedSends.has(request.send)) return;
-		const result = await sendChunk.call(this, request, pace);
+		const result = await sendChunk.call(this, request, pace, accountOf);
 		request.results[request.index] = result;
 		if (result.outcome === 'accepted') return;
 		failedSends.add(request.send);
@@ -79,6 +82,7 @@ async function sendChunk(
 	this: IExecuteFunctions,
 	{ send, index }: Request,
 	pace: RequestPace,
+	accountOf: (itemIndex: number) => Promise<Account>,
 ): Promise<RequestResult> {
 	const destinations = send.chunks[index];
 	const itemIndex = itemOf(send, destinations[0]);
@@ -86,7 +90,7 @@ async function sendChunk(
 		const response = await sendBatch.call(
 			this,
 			{ destinations, message: send.message, validity_period: send.validity?.validity_period },
-			{ format: send.format, itemIndex, pace },
+			{ format: send.format, itemIndex, pace, account: await accountOf(itemIndex) },
 		);
 		if (response.accepted) return { outcome: 'accepted', response };
 		return refused.call(this, response, itemIndex);
