@@ -15,6 +15,9 @@
  * The trigger's sandbox has a frozen clock: the test forces each status change, so what each poll
  * sees is decided here, not by timing.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { ReportStatus } from '../../sandbox/numbers';
 import { QueueStack, type QueueWorker } from '../../scripts/n8n/queue';
@@ -103,6 +106,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+	if (stack) report.logs = keepLogs(stack);
 	const stopped = Date.now();
 	await stack?.stop();
 	await Promise.all([live?.stop(), frozen?.stop()]);
@@ -315,6 +319,23 @@ describe('the callback trigger', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * Writes every process's log to e2e/queue/logs (replaced each run, ignored by git) and returns
+ * where, with the warnings and errors n8n logged: what explains a failure in a CI excerpt.
+ */
+function keepLogs(queue: QueueStack): { folder: string; warnings: string[] } {
+	const folder = path.join(__dirname, 'logs');
+	fs.rmSync(folder, { recursive: true, force: true });
+	fs.mkdirSync(folder);
+	const warnings: string[] = [];
+	for (const [name, log] of Object.entries(queue.logs())) {
+		fs.writeFileSync(path.join(folder, `${name}.log`), log);
+		for (const line of log.split('\n'))
+			if (/\b(warn|warning|error)\b/i.test(line)) warnings.push(`${name}: ${line.slice(0, 300)}`);
+	}
+	return { folder, warnings: warnings.slice(-40) };
+}
 
 /** A Bulk SMS Status Trigger (every status, secret in the URL) and a No Op. */
 function callbackWorkflow(): JsonObject {

@@ -135,6 +135,8 @@ export class QueueWorker {
 
 export class QueueStack {
 	readonly workers = new Map<string, QueueWorker>();
+	/** mains a restart replaced, kept for their logs */
+	private readonly stoppedMains: N8nServer[] = [];
 	private apiKey = '';
 	private workerCount = 0;
 
@@ -220,6 +222,7 @@ export class QueueStack {
 	 */
 	async restartMain(env: NodeJS.ProcessEnv = this.options.mainEnv ?? {}): Promise<N8nServer> {
 		await this.main.stop();
+		this.stoppedMains.push(this.main);
 		this.main = await this.mainInstance.startServer({ env });
 		await this.main.login(DEFAULT_OWNER);
 		this.main.useApiKey(this.apiKey);
@@ -248,6 +251,16 @@ export class QueueStack {
 		return [...this.workers.values()].find((worker) =>
 			worker.startedExecutions().includes(executionId),
 		);
+	}
+
+	/** What each process printed, by name: main-1 is the first main, main-2 the one after a restart. */
+	logs(): Record<string, string> {
+		const logs: Record<string, string> = {};
+		[...this.stoppedMains, this.main].forEach(
+			(main, index) => (logs[`main-${index + 1}`] = main.log),
+		);
+		for (const worker of this.workers.values()) logs[worker.name] = worker.log;
+		return logs;
 	}
 
 	/** Resident memory of each running process group, MB. */

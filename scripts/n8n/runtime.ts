@@ -640,8 +640,10 @@ export class N8nServer {
 			const executions = await this.executions(workflowId);
 			if (done(executions)) return executions;
 			if (Date.now() > deadline) {
+				// Ids and states only: run data of many executions would bury the message in a CI log.
+				const states = executions.map(({ id, status, stoppedAt }) => ({ id, status, stoppedAt }));
 				throw new Error(
-					`executions of ${workflowId} not as expected after ${timeoutMs} ms: ${JSON.stringify(executions)}`,
+					`executions of ${workflowId} not as expected after ${timeoutMs} ms: ${JSON.stringify(states)}`,
 				);
 			}
 			await sleep(500);
