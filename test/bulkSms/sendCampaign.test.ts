@@ -61,10 +61,11 @@ describe('Send with many items, concurrently', () => {
 		expect(messages[number(7)]).toBe('Hi n7');
 	});
 
-	// The sandbox logs a request as it arrives and answers after its latency: with 200 ms, the
-	// requests that were started together are all logged before the first answer comes back.
+	// The sandbox logs a request as it arrives and answers after its latency: with a whole second,
+	// the requests that were started together are all logged before the first answer comes back,
+	// however busy the machine running the tests.
 	it('has up to Concurrent Requests on their way, and 1 keeps strict order', async () => {
-		sandbox.setFaults({ latencyMs: 200 });
+		sandbox.setFaults({ latencyMs: 1000 });
 		sandbox.queueFaults('dropAfter');
 		const eight = errorOf(await run(personalised(8)), 'Send');
 		expect(sandbox.requests()).toHaveLength(8);
@@ -73,7 +74,7 @@ describe('Send with many items, concurrently', () => {
 
 		await sandbox.stop();
 		sandbox = await startSandbox();
-		sandbox.setFaults({ latencyMs: 200 });
+		sandbox.setFaults({ latencyMs: 1000 });
 		sandbox.queueFaults('dropAfter');
 		const one = errorOf(await run(personalised(8, { concurrency: 1 })), 'Send');
 		expect(sandbox.requests()).toHaveLength(1);
