@@ -620,13 +620,27 @@ export class N8nServer {
 		await this.activateWorkflow(id);
 	}
 
-	/** Executions of a workflow, newest first, each with its run data. */
+	/**
+	 * Executions of a workflow (the latest 100), newest first, each with its run data. The ids come
+	 * from the editor's list, which reads the database. The public API's list leaves out what main
+	 * counts as running, and in queue mode main can count a finished execution as running until
+	 * it restarts: it waits for the job's end after enqueuing it, and misses that end when a worker
+	 * is faster (n8n removes finished jobs from the queue at once). docs/queue-mode.md.
+	 */
 	async executions(workflowId: string): Promise<JsonObject[]> {
-		const query = `workflowId=${encodeURIComponent(workflowId)}&includeData=true&limit=250`;
-		const page = await this.request<{ data: JsonObject[] }>('GET', `/api/v1/executions?${query}`, {
-			auth: 'apiKey',
-		});
-		return page.data;
+		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+		const list = await this.request<{ data: { results: Array<{ id: string }> } }>(
+			'GET',
+			`/rest/executions?filter=${filter}&limit=100`,
+		);
+		const ids = list.data.results.map(({ id }) => Number(id)).sort((a, b) => b - a);
+		return Promise.all(
+			ids.map((id) =>
+				this.request<JsonObject>('GET', `/api/v1/executions/${id}?includeData=true`, {
+					auth: 'apiKey',
+				}),
+			),
+		);
 	}
 
 	/** Polls `executions` until `done` accepts them (the trigger runs on its own schedule). */
