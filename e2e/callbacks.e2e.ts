@@ -5,6 +5,7 @@
  * starts the workflow once; a callback with a wrong secret is refused with 401. Callbacks are
  * spaced so that executions do not overlap: see docs/decisions.md for what holds when they do.
  */
+import { sendDirect } from '../sandbox/client';
 import type { JsonObject } from '../scripts/n8n/runtime';
 import { nodeRuns, type N8nServer } from '../scripts/n8n/runtime';
 import { CREDENTIAL_ID, CREDENTIAL_NAME, STATUS_TRIGGER_NODE_TYPE } from '../scripts/n8n/workflows';
@@ -75,22 +76,6 @@ beforeAll(async () => {
 
 afterAll(() => harness?.stop());
 
-async function sendBatch(): Promise<string> {
-	const res = await fetch(`${harness.sandbox.baseUrl}/api/sms/send`, {
-		method: 'POST',
-		headers: {
-			Authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}`,
-			Accept: 'application/json',
-			'Content-Type': 'application/x-www-form-urlencoded',
-		},
-		body: new URLSearchParams({ destination: NUMBERS.join(','), message: 'e2e' }).toString(),
-	});
-	const text = await res.text();
-	const batchId = /"batch_id":(\d+)/.exec(text)?.[1];
-	if (!batchId || !text.includes('"receive_updates":true')) throw new Error(`send: ${text}`);
-	return batchId;
-}
-
 const settled = (count: number) => (list: JsonObject[]) =>
 	list.length >= count && list.every((execution) => Boolean(execution.stoppedAt));
 
@@ -101,7 +86,7 @@ test('every status change called back starts the workflow once, repeats included
 	});
 	// Two callbacks are delivered twice, as at-least-once delivery does.
 	harness.sandbox.queueCallbackFaults('duplicate', 'duplicate');
-	const batchId = await sendBatch();
+	const batchId = await sendDirect(harness.sandbox.baseUrl, NUMBERS, { message: 'e2e' });
 	await harness.sandbox.callbacksIdle();
 	harness.sandbox.queueCallbackFaults('duplicate'); // before the final statuses are seen
 	harness.sandbox.advance(5000);

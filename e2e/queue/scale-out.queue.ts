@@ -18,6 +18,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { sendDirect } from '../../sandbox/client';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { ReportStatus } from '../../sandbox/numbers';
 import { QueueStack, type QueueWorker } from '../../scripts/n8n/queue';
@@ -371,16 +372,7 @@ function callbackWorkflow(): JsonObject {
 
 async function sendBatch(id: string, numbers: string[]): Promise<Watched> {
 	const { username, password } = sandboxAccount(frozen);
-	const response = await fetch(`${frozen.baseUrl}/api/sms/send`, {
-		method: 'POST',
-		headers: {
-			authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
-			accept: 'application/json',
-			'content-type': 'application/x-www-form-urlencoded',
-		},
-		body: new URLSearchParams({ destination: numbers.join(','), message: 'queue mode' }).toString(),
-	});
-	if (!response.ok) throw new Error(`sandbox send answered ${response.status}`);
+	await sendDirect(frozen.baseUrl, numbers, { message: 'queue mode', username, password });
 	const batch = frozen.received().batches.at(-1);
 	if (!batch) throw new Error('the sandbox holds no batch after a send');
 	const sessions = Object.fromEntries(

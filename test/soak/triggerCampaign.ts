@@ -10,6 +10,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { BULK_SMS_TRIGGER, pollOnce } from '../engine/harness';
 import { credentialsFor } from '../bulkSms/workflow';
 import { seeded } from '../seeded';
+import { sendDirect } from '../../sandbox/client';
 import type { Sandbox } from '../../sandbox/server';
 import type { FaultProxy } from './faultProxy';
 
@@ -48,7 +49,8 @@ export async function runTriggerCampaign(
 	let next = 447800000000;
 	for (const size of campaign.batchSizes) {
 		const destinations = Array.from({ length: size }, () => String(next++));
-		batchIds.push(await sendDirect(sandbox.baseUrl, destinations));
+		// Straight to the sandbox: the trigger is under test here, not Send.
+		batchIds.push(await sendDirect(sandbox.baseUrl, destinations, { message: 'Hi' }));
 		sandbox.advance(Math.floor(FINAL_AFTER_MS / 2)); // batches finish at different polls
 	}
 	const watcher = new Watcher(sandbox, proxy.baseUrl, batchIds);
@@ -183,23 +185,6 @@ async function flipSomeReport(sandbox: Sandbox, random: () => number): Promise<v
 
 function authorization(): string {
 	return `Basic ${Buffer.from(`demo:${PASSWORD}`).toString('base64')}`;
-}
-
-/** Sends straight to the sandbox (the trigger is under test here, not Send). */
-async function sendDirect(baseUrl: string, destinations: readonly string[]): Promise<string> {
-	const res = await fetch(`${baseUrl}/api/sms/send`, {
-		method: 'POST',
-		headers: {
-			Authorization: authorization(),
-			Accept: 'application/json',
-			'Content-Type': 'application/x-www-form-urlencoded',
-		},
-		body: `message=Hi&destination=${destinations.join(',')}`,
-	});
-	const text = await res.text();
-	const id = /"batch_id"\s*:\s*(\d+)/.exec(text); // digits from the text: ids exceed 2^53
-	if (!id) throw new Error(`soak: the sandbox refused a batch: ${text.slice(0, 200)}`);
-	return id[1];
 }
 
 /** The statuses the sandbox holds now, read from its text (no id goes through a number). */

@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 
+import { sendDirect } from '../../sandbox/client';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { WebhookServer } from '../engine/webhook';
 import { SECRET, startTrigger, WEBHOOK_ID } from './helpers';
@@ -31,22 +32,6 @@ async function sandboxCalling(url: string, format: 'json' | 'xml' = 'json'): Pro
 		callbackFormat: format,
 	});
 	return sandbox;
-}
-
-async function send(sandbox: Sandbox, destinations: string[]): Promise<string> {
-	const res = await fetch(`${sandbox.baseUrl}/api/sms/send`, {
-		method: 'POST',
-		headers: {
-			Authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}`,
-			Accept: 'application/json',
-			'Content-Type': 'application/x-www-form-urlencoded',
-		},
-		body: new URLSearchParams({ destination: destinations.join(','), message: 'hi' }).toString(),
-	});
-	const text = await res.text();
-	const id = /"batch_id":(\d+)/.exec(text)?.[1];
-	if (!id || !text.includes('"receive_updates":true')) throw new Error(`send: ${text}`);
-	return id;
 }
 
 /** Each (gateway_session_id, status) the workflow was started with, counted. */
@@ -83,7 +68,8 @@ it.each<['json' | 'xml']>([['json'], ['xml']])(
 			retryBaseMs: 20,
 			batchSize: 3,
 		});
-		const batch = await send(sb, NUMBERS.slice(0, 12)); // last digits 0..9, 0, 1: every outcome
+		// Last digits 0..9, 0, 1: every outcome.
+		const batch = await sendDirect(sb.baseUrl, NUMBERS.slice(0, 12), { message: 'hi' });
 		// Final statuses are queued behind the ENROUTEs, so reordering can put one before its ENROUTE.
 		sb.advance(7 * 86_400_000); // every message final, expiring ones too (ends in 8)
 		await sb.callbacksIdle();
@@ -112,7 +98,7 @@ it('a receiver that is down for a while gets every change once it is back', asyn
 	const port = await freePort();
 	const url = `http://127.0.0.1:${port}/webhook/${WEBHOOK_ID}/status`;
 	sb = await sandboxCalling(url);
-	await send(sb, NUMBERS.slice(0, 3));
+	await sendDirect(sb.baseUrl, NUMBERS.slice(0, 3), { message: 'hi' });
 	// Nothing listens yet: the ENROUTE callbacks are refused and wait for their next try.
 	await waitFor(() => sb.callbacks().totals.retried >= 3);
 	const staticData = {};
@@ -132,7 +118,7 @@ it('a wrong secret is refused: the sandbox retries, then gives up, and nothing s
 	sb = await sandboxCalling(server.url);
 	await sb.upsertAccount({ username: 'demo', callbackUrl: `${server.url}?token=wrong` });
 	sb.setCallbacks({ maxAttempts: 2, retryBaseMs: 5 });
-	await send(sb, NUMBERS.slice(0, 1));
+	await sendDirect(sb.baseUrl, NUMBERS.slice(0, 1), { message: 'hi' });
 	sb.advance(5000);
 	await sb.callbacksIdle();
 	expect(sb.callbacks().callbacks.flatMap((c) => c.attempts.map((a) => a.outcome))).toEqual([

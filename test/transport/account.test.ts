@@ -6,7 +6,8 @@
 import { HarnessCredentialsHelper } from '../engine/credentials';
 import { outputOf, runWorkflow } from '../engine/harness';
 import { credentialsFor, getStatus, items, line, send, trigger } from '../bulkSms/workflow';
-import { frozenSandbox, NUMBER, sendBatch, Watcher } from '../trigger/helpers';
+import { frozenSandbox, NUMBER, Watcher } from '../trigger/helpers';
+import { sendDirect } from '../../sandbox/client';
 import type { Sandbox } from '../../sandbox/server';
 
 let sandbox: Sandbox;
@@ -25,7 +26,7 @@ const numbers = (count: number) => Array.from({ length: count }, (_, n) => NUMBE
 it('reads the credential once per poll, however many batches it checks', async () => {
 	const batchIds: string[] = [];
 	for (let n = 1; n <= 12; n++)
-		batchIds.push(await sendBatch(sandbox.baseUrl, [NUMBER.neverFinal(n)]));
+		batchIds.push(await sendDirect(sandbox.baseUrl, [NUMBER.neverFinal(n)]));
 	const watcher = new Watcher(sandbox.baseUrl, { batchIds: batchIds.join(',') });
 	reads.mockClear();
 	await watcher.poll();
@@ -48,7 +49,7 @@ it('reads it once for the settings and once for all the requests of an item: Sen
 
 it('reads it once for the settings and once for all the batches of an item: Get Status', async () => {
 	const batchIds: string[] = [];
-	for (const number of numbers(6)) batchIds.push(await sendBatch(sandbox.baseUrl, [number]));
+	for (const number of numbers(6)) batchIds.push(await sendDirect(sandbox.baseUrl, [number]));
 	reads.mockClear();
 	const node = getStatus({ batchId: batchIds.join(','), output: 'batch' });
 	const run = await runWorkflow({

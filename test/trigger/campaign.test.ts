@@ -8,6 +8,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { sendDirect } from '../../sandbox/client';
 import type { Sandbox } from '../../sandbox/server';
 import { readState } from '../../nodes/shared/domain/watch';
 import { overrideTransportLimits } from '../../nodes/shared/transport';
@@ -18,7 +19,6 @@ import {
 	frozenSandbox,
 	NUMBER,
 	Proxy,
-	sendBatch,
 	Watcher,
 	type Breakage,
 } from './helpers';
@@ -54,13 +54,13 @@ describe('n8n restarting between quiet polls and polls that emit', () => {
 	])(
 		'%s: a batch first read in a quiet poll keeps its outcome across the restart',
 		async (_, durable) => {
-			const first = await sendBatch(sb.baseUrl, [NUMBER.neverFinal(1)]);
+			const first = await sendDirect(sb.baseUrl, [NUMBER.neverFinal(1)]);
 			const watcher = new Watcher(proxy.baseUrl, { batchIds: first, emit: 'final' });
 			watcher.durableCursors = durable;
 			expect(await watcher.emitted()).toEqual([]); // activation: saved
 			// A batch added while active (an expression, an edit) is read in a quiet poll: not saved
 			// by default. Were it taken as a new baseline after the restart, its delivery would be lost.
-			const second = await sendBatch(sb.baseUrl, [NUMBER.delivered(2), NUMBER.neverFinal(3)]);
+			const second = await sendDirect(sb.baseUrl, [NUMBER.delivered(2), NUMBER.neverFinal(3)]);
 			watcher.parameters = { ...watcher.parameters, batchIds: `${first}, ${second}` };
 			expect(await watcher.emitted()).toEqual([]);
 			expect(Object.keys(savedState(watcher).b)).toEqual(durable ? [first, second] : [first]);
@@ -101,7 +101,7 @@ async function runCampaign(
 	for (let b = 0; b < 12; b++) {
 		const kinds = [NUMBER.delivered, NUMBER.undeliverable, NUMBER.rejected, NUMBER.neverFinal];
 		ids.push(
-			await sendBatch(
+			await sendDirect(
 				sb.baseUrl,
 				Array.from({ length: 6 }, (_, i) => pick(kinds)(b * 10 + i)),
 			),

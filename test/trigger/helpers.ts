@@ -1,7 +1,8 @@
 /**
- * What the trigger tests share: a sandbox on a frozen clock, sending batches to it over HTTP,
- * polling the real node through n8n-core's PollContext (test/engine/poll.ts), and a small
- * proxy in front of the sandbox that can break chosen requests and counts requests in flight.
+ * What the trigger tests share: a sandbox on a frozen clock (batches go in with sendDirect from
+ * sandbox/client.ts), polling the real node through n8n-core's PollContext (test/engine/poll.ts),
+ * and a small proxy in front of the sandbox that can break chosen requests and counts requests
+ * in flight.
  */
 import {
 	createServer,
@@ -37,33 +38,6 @@ export async function frozenSandbox(): Promise<Sandbox> {
 	const sb = await startSandbox({ timeScale: 0, startTime: T0, finalAfterMs: FINAL_AFTER_MS });
 	await sb.upsertAccount({ username: 'demo', credits: 1_000_000 });
 	return sb;
-}
-
-/**
- * Sends one batch straight to the service and returns its batch_id as digits. The body is
- * written by hand so commas stay bare: 100,000 destinations then fit the sandbox's 1 MB limit.
- */
-export async function sendBatch(
-	baseUrl: string,
-	destinations: readonly string[],
-	message = 'Hello',
-): Promise<string> {
-	const body = `message=${encodeURIComponent(message)}&destination=${destinations.join(',')}`;
-	const res = await fetch(`${baseUrl}/api/sms/send`, {
-		method: 'POST',
-		headers: {
-			Authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}`,
-			Accept: 'application/json',
-			'Content-Type': 'application/x-www-form-urlencoded',
-		},
-		body,
-	});
-	const text = await res.text();
-	// batch_id exceeds 2^53: read its digits from the text, never through a number.
-	const id = /"batch_id"\s*:\s*(\d+)/.exec(text);
-	if (res.status !== 200 || !id)
-		throw new Error(`send not accepted: ${res.status} ${text.slice(0, 200)}`);
-	return id[1];
 }
 
 /**

@@ -3,6 +3,7 @@
  * against the sandbox: a failed poll changes nothing and the next good one emits what was
  * missed exactly once; requests are bounded; the static data stays small for a huge batch.
  */
+import { sendDirect } from '../../sandbox/client';
 import type { Sandbox } from '../../sandbox/server';
 import { knownCount, pendingOf, readState } from '../../nodes/shared/domain/watch';
 import { overrideTransportLimits } from '../../nodes/shared/transport';
@@ -13,7 +14,6 @@ import {
 	NUMBER,
 	Proxy,
 	sandboxWithBatch,
-	sendBatch,
 	Watcher,
 	type Breakage,
 } from './helpers';
@@ -44,7 +44,7 @@ describe('a batch that cannot be read', () => {
 		'%s: keeps its memory, is named on the third failed poll in a row, and the next good poll emits what was missed once',
 		async (_, fault, message) => {
 			restoreLimits = overrideTransportLimits({ firstRetryMs: 1 });
-			const batchId = await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
+			const batchId = await sendDirect(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
 			const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'changes' });
 			await watcher.emitted();
 			sb.advance(FINAL_AFTER_MS);
@@ -100,9 +100,9 @@ describe('a batch that cannot be read', () => {
 			restoreLimits = overrideTransportLimits({ firstRetryMs: 1 });
 			proxy = await new Proxy(sb.baseUrl).start();
 			const ids = [
-				await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]),
-				await sendBatch(sb.baseUrl, [NUMBER.delivered(7), NUMBER.neverFinal(2)]),
-				await sendBatch(sb.baseUrl, [NUMBER.undeliverable(3), NUMBER.neverFinal(3)]),
+				await sendDirect(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]),
+				await sendDirect(sb.baseUrl, [NUMBER.delivered(7), NUMBER.neverFinal(2)]),
+				await sendDirect(sb.baseUrl, [NUMBER.undeliverable(3), NUMBER.neverFinal(3)]),
 			];
 			const watcher = new Watcher(proxy.baseUrl, { batchIds: ids.join(','), emit: 'final' });
 			await watcher.emitted();
@@ -141,10 +141,10 @@ describe('a batch that cannot be read', () => {
 	it('keeps failing while the others emit: named by the next poll, first thing, then polling goes on', async () => {
 		restoreLimits = overrideTransportLimits({ firstRetryMs: 1 });
 		proxy = await new Proxy(sb.baseUrl).start();
-		const bad = await sendBatch(sb.baseUrl, [NUMBER.neverFinal(1)]);
+		const bad = await sendDirect(sb.baseUrl, [NUMBER.neverFinal(1)]);
 		const good: string[] = [];
 		for (let i = 1; i <= 4; i++)
-			good.push(await sendBatch(sb.baseUrl, [NUMBER.neverFinal(10 + i)]));
+			good.push(await sendDirect(sb.baseUrl, [NUMBER.neverFinal(10 + i)]));
 		const watcher = new Watcher(proxy.baseUrl, {
 			batchIds: [bad, ...good].join(','),
 			emit: 'final',
@@ -179,7 +179,7 @@ describe('a batch that cannot be read', () => {
 
 describe('n8n restarting between polls', () => {
 	it('loses nothing and repeats nothing: the activation poll and every emit save the state', async () => {
-		const id = await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
+		const id = await sendDirect(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: id, emit: 'final' });
 		expect(await watcher.emitted()).toEqual([]); // activation: baseline, saved
 		watcher.restart();
@@ -193,7 +193,7 @@ describe('n8n restarting between polls', () => {
 describe('overlapping polls', () => {
 	it('emit a change once when a slow poll outlives the interval', async () => {
 		proxy = await new Proxy(sb.baseUrl).start();
-		const id = await sendBatch(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
+		const id = await sendDirect(sb.baseUrl, [NUMBER.delivered(1), NUMBER.neverFinal(1)]);
 		const watcher = new Watcher(proxy.baseUrl, { batchIds: id, emit: 'final' });
 		await watcher.emitted();
 		sb.advance(FINAL_AFTER_MS);
@@ -208,7 +208,7 @@ describe('requests', () => {
 	it('one get_status per unfinished batch per poll, at most eight at a time', async () => {
 		proxy = await new Proxy(sb.baseUrl).start();
 		const ids: string[] = [];
-		for (let i = 0; i < 20; i++) ids.push(await sendBatch(sb.baseUrl, [NUMBER.neverFinal(i)]));
+		for (let i = 0; i < 20; i++) ids.push(await sendDirect(sb.baseUrl, [NUMBER.neverFinal(i)]));
 		const watcher = new Watcher(proxy.baseUrl, { batchIds: ids.join('\n') });
 		await watcher.emitted();
 		expect(proxy.batchesRequested().sort()).toEqual([...ids].sort());

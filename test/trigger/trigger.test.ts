@@ -5,18 +5,11 @@
 import { PollContext } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
+import { sendDirect } from '../../sandbox/client';
 import type { Sandbox } from '../../sandbox/server';
 import { readBatchId } from '../../nodes/shared/domain/batchId';
 import { triggerProperties } from '../../nodes/BulkSmsTrigger/description';
-import {
-	changes,
-	FINAL_AFTER_MS,
-	frozenSandbox,
-	NUMBER,
-	Proxy,
-	sendBatch,
-	Watcher,
-} from './helpers';
+import { changes, FINAL_AFTER_MS, frozenSandbox, NUMBER, Proxy, Watcher } from './helpers';
 
 let sb: Sandbox;
 let proxy: Proxy | undefined;
@@ -45,7 +38,7 @@ const N1 = NUMBER.neverFinal(1);
 
 describe('first poll', () => {
 	it('is the baseline: nothing emitted, what changes later is', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, U1, N1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, U1, N1]);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'final' });
 		expect(await watcher.emitted()).toEqual([]);
 		sb.advance(FINAL_AFTER_MS);
@@ -55,7 +48,7 @@ describe('first poll', () => {
 	});
 
 	it('emits a report with the Get Status fields and previous_status, ids exact', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, N1]);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'final' });
 		await watcher.emitted();
 		sb.advance(FINAL_AFTER_MS);
@@ -77,7 +70,7 @@ describe('first poll', () => {
 	});
 
 	it('with "Include Statuses Found at Start", emits what is already there once', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, N1]);
 		sb.advance(FINAL_AFTER_MS);
 		const watcher = new Watcher(sb.baseUrl, {
 			batchIds: batchId,
@@ -91,7 +84,7 @@ describe('first poll', () => {
 
 describe('emit modes', () => {
 	it('every status change: ENROUTE on the first poll (when asked), then each change', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, U1, N1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, U1, N1]);
 		const watcher = new Watcher(sb.baseUrl, {
 			batchIds: batchId,
 			emit: 'changes',
@@ -114,7 +107,7 @@ describe('emit modes', () => {
 	});
 
 	it('final statuses only', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, U1, N1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, U1, N1]);
 		const watcher = new Watcher(sb.baseUrl, {
 			batchIds: batchId,
 			emit: 'final',
@@ -130,7 +123,7 @@ describe('emit modes', () => {
 
 	it('batch finished: one summary with the counts, then the batch is never requested again', async () => {
 		const destinations = [D1, NUMBER.accepted(1), U1, NUMBER.rejected(1)];
-		const batchId = await sendBatch(sb.baseUrl, destinations);
+		const batchId = await sendDirect(sb.baseUrl, destinations);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, emit: 'batchFinal' });
 		expect(await watcher.emitted()).toEqual([]);
 		sb.advance(FINAL_AFTER_MS);
@@ -153,7 +146,7 @@ describe('emit modes', () => {
 
 describe('status filter', () => {
 	it('emits only reports reaching the chosen statuses, and never the others later', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, U1, NUMBER.rejected(1), N1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, U1, NUMBER.rejected(1), N1]);
 		const watcher = new Watcher(sb.baseUrl, {
 			batchIds: batchId,
 			emit: 'changes',
@@ -168,7 +161,7 @@ describe('status filter', () => {
 	});
 
 	it('with Batch Finished, the summary counts all and lists the filtered reports', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, U1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, U1]);
 		const watcher = new Watcher(sb.baseUrl, {
 			batchIds: batchId,
 			emit: 'batchFinal',
@@ -185,8 +178,8 @@ describe('status filter', () => {
 
 describe('many batches', () => {
 	it('stops polling a batch that finished early and keeps following the others', async () => {
-		const early = await sendBatch(sb.baseUrl, [D1, NUMBER.delivered(2)]);
-		const late = await sendBatch(sb.baseUrl, [N1]);
+		const early = await sendDirect(sb.baseUrl, [D1, NUMBER.delivered(2)]);
+		const late = await sendDirect(sb.baseUrl, [N1]);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: `${early}, ${late}`, emit: 'final' });
 		await watcher.emitted();
 		sb.advance(FINAL_AFTER_MS);
@@ -219,8 +212,8 @@ describe('many batches', () => {
 	});
 
 	it('watches ids given by an expression as a list, and drops the state of ids no longer watched', async () => {
-		const first = await sendBatch(sb.baseUrl, [N1]);
-		const second = await sendBatch(sb.baseUrl, [NUMBER.neverFinal(2)]);
+		const first = await sendDirect(sb.baseUrl, [N1]);
+		const second = await sendDirect(sb.baseUrl, [NUMBER.neverFinal(2)]);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: `={{ ["${first}", "${second}"] }}` });
 		await watcher.emitted();
 		expect(Object.keys((watcher.state as IDataObject).b as IDataObject).sort()).toEqual(
@@ -232,7 +225,7 @@ describe('many batches', () => {
 	});
 
 	it('reads the XML answer the same way', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, N1]);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: batchId, format: 'xml' });
 		await watcher.emitted();
 		sb.advance(FINAL_AFTER_MS);
@@ -248,7 +241,7 @@ describe('many batches', () => {
 
 describe('errors name the batch', () => {
 	it('an unknown batch id is named at once, and the other batches are followed as before', async () => {
-		const known = await sendBatch(sb.baseUrl, [N1]);
+		const known = await sendDirect(sb.baseUrl, [N1]);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: known });
 		await watcher.emitted();
 		const before = JSON.stringify((watcher.state as IDataObject).b);
@@ -280,7 +273,7 @@ describe('errors name the batch', () => {
 			// A failed activation saves nothing (what it counted in memory is dropped by n8n).
 			expect(watcher.persisted).toEqual({});
 
-			watcher.parameters = { batchIds: await sendBatch(sb.baseUrl, [N1]) };
+			watcher.parameters = { batchIds: await sendDirect(sb.baseUrl, [N1]) };
 			expect(await watcher.emitted()).toEqual([]);
 			// Saved although nothing was emitted: only the activation poll does that.
 			expect(watcher.persisted).toEqual(watcher.staticData);
@@ -291,7 +284,7 @@ describe('errors name the batch', () => {
 
 describe('equivalent batch ids', () => {
 	it('"0123" and "123" are one batch: one request per poll, one item per change', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, N1]);
 		const watcher = new Watcher(sb.baseUrl, {
 			batchIds: `0${batchId}, ${batchId}\n00${batchId}`,
 			emit: 'final',
@@ -356,8 +349,8 @@ describe('the editor', () => {
 
 describe('manual mode ("Fetch test event")', () => {
 	it('returns the current reports of the first watched batch and changes no state', async () => {
-		const first = await sendBatch(sb.baseUrl, [D1, N1]);
-		const second = await sendBatch(sb.baseUrl, [U1]);
+		const first = await sendDirect(sb.baseUrl, [D1, N1]);
+		const second = await sendDirect(sb.baseUrl, [U1]);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: `${first} ${second}`, emit: 'changes' });
 		await watcher.emitted();
 		sb.advance(FINAL_AFTER_MS);
@@ -379,7 +372,7 @@ describe('manual mode ("Fetch test event")', () => {
 	});
 
 	it('shows what the mode emits: only final reports under Final Statuses Only, when there are some', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, N1]);
 		sb.advance(FINAL_AFTER_MS);
 		const outcome = await new Watcher(sb.baseUrl, {
 			batchIds: batchId,
@@ -391,7 +384,7 @@ describe('manual mode ("Fetch test event")', () => {
 	});
 
 	it('with Batch Finished, the sample is the summary of the first batch', async () => {
-		const batchId = await sendBatch(sb.baseUrl, [D1, N1]);
+		const batchId = await sendDirect(sb.baseUrl, [D1, N1]);
 		const outcome = await new Watcher(sb.baseUrl, {
 			batchIds: batchId,
 			emit: 'batchFinal',
