@@ -621,47 +621,57 @@ export class N8nServer {
 	}
 
 	/**
-	 * Executions of a workflow (the latest 100), newest first, each with its run data. The ids come
-	 * from the editor's list, which reads the database. The public API's list leaves out what main
-	 * counts as running, and in queue mode main can count a finished execution as running until
-	 * it restarts: it waits for the job's end after enqueuing it, and misses that end when a worker
-	 * is faster (n8n removes finished jobs from the queue at once). docs/queue-mode.md.
+	 * A workflow's executions (the latest 100), newest first, as the editor lists them: id, status,
+	 * stoppedAt, no run data. The editor's list reads the database. The public API's list leaves out
+	 * what main counts as running, and in queue mode main can count a finished execution as running
+	 * until it restarts: it waits for the job's end after enqueuing it, and misses that end when a
+	 * worker is faster (n8n removes finished jobs from the queue at once). docs/queue-mode.md.
 	 */
-	async executions(workflowId: string): Promise<JsonObject[]> {
+	async executionSummaries(workflowId: string): Promise<JsonObject[]> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		const list = await this.request<{ data: { results: Array<{ id: string }> } }>(
+		const list = await this.request<{ data: { results: JsonObject[] } }>(
 			'GET',
 			`/rest/executions?filter=${filter}&limit=100`,
 		);
-		const ids = list.data.results.map(({ id }) => Number(id)).sort((a, b) => b - a);
-		return Promise.all(
-			ids.map((id) =>
-				this.request<JsonObject>('GET', `/api/v1/executions/${id}?includeData=true`, {
-					auth: 'apiKey',
-				}),
-			),
-		);
+		return list.data.results.sort((a, b) => Number(b.id) - Number(a.id));
 	}
 
-	/** Polls `executions` until `done` accepts them (the trigger runs on its own schedule). */
+	/** The same executions, each read by id with its run data. */
+	async executions(workflowId: string): Promise<JsonObject[]> {
+		return this.withRunData(await this.executionSummaries(workflowId));
+	}
+
+	/**
+	 * Polls the summaries until `done` accepts them (the trigger runs on its own schedule), then
+	 * reads those executions with their run data: once, not on every poll.
+	 */
 	async waitForExecutions(
 		workflowId: string,
-		done: (executions: JsonObject[]) => boolean,
+		done: (summaries: JsonObject[]) => boolean,
 		timeoutMs = 90_000,
 	): Promise<JsonObject[]> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
-			const executions = await this.executions(workflowId);
-			if (done(executions)) return executions;
+			const summaries = await this.executionSummaries(workflowId);
+			if (done(summaries)) return this.withRunData(summaries);
 			if (Date.now() > deadline) {
-				// Ids and states only: run data of many executions would bury the message in a CI log.
-				const states = executions.map(({ id, status, stoppedAt }) => ({ id, status, stoppedAt }));
+				const states = summaries.map(({ id, status, stoppedAt }) => ({ id, status, stoppedAt }));
 				throw new Error(
 					`executions of ${workflowId} not as expected after ${timeoutMs} ms: ${JSON.stringify(states)}`,
 				);
 			}
 			await sleep(500);
 		}
+	}
+
+	private withRunData(summaries: JsonObject[]): Promise<JsonObject[]> {
+		return Promise.all(
+			summaries.map(({ id }) =>
+				this.request<JsonObject>('GET', `/api/v1/executions/${String(id)}?includeData=true`, {
+					auth: 'apiKey',
+				}),
+			),
+		);
 	}
 
 	/** TERM, then KILL after `graceMs` (n8n may wait for running executions meanwhile). */
