@@ -60,7 +60,8 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	const account = await readAccount.call(this);
 	const { timeZone } = await serviceSettings.call(this, 0, account);
 	const shape: Shape = (raw) => shapeReport(raw, timeZone);
-	if (this.getMode() === 'manual') return await sample.call(this, watched[0], settings, shape);
+	if (this.getMode() === 'manual')
+		return await sample.call(this, watched[0], settings, shape, account);
 
 	const staticData = this.getWorkflowStaticData('node');
 	const startedAt = generationOf(staticData[STATE_KEY]);
@@ -275,8 +276,9 @@ async function sample(
 	batchId: string,
 	settings: Settings,
 	shape: Shape,
+	account: Account,
 ): Promise<INodeExecutionData[][] | null> {
-	const raw = await fetchReports.call(this, batchId, { format: settings.format });
+	const raw = await fetchReports.call(this, batchId, { format: settings.format, account });
 	if (settings.mode === 'batchFinal')
 		return [[summaryItem({ batchId, reports: raw }, settings, shape)]];
 	const matching = raw.filter((report) => wanted(report.status, settings));

@@ -9,6 +9,7 @@ import { sendDirect } from '../../sandbox/client';
 import type { Sandbox } from '../../sandbox/server';
 import { readBatchId } from '../../nodes/shared/domain/batchId';
 import { triggerProperties } from '../../nodes/BulkSmsTrigger/description';
+import { HarnessCredentialsHelper } from '../engine/credentials';
 import { changes, FINAL_AFTER_MS, frozenSandbox, NUMBER, Proxy, Watcher } from './helpers';
 
 let sb: Sandbox;
@@ -381,6 +382,14 @@ describe('manual mode ("Fetch test event")', () => {
 		expect(changes(outcome.result?.[0].map((item) => item.json) ?? [])).toEqual([
 			`${D1} ->DELIVRD`,
 		]);
+	});
+
+	it('reads the credential once, for the settings and the request alike', async () => {
+		const batchId = await sendDirect(sb.baseUrl, [D1]);
+		const reads = jest.spyOn(HarnessCredentialsHelper.prototype, 'getDecrypted');
+		const outcome = await new Watcher(sb.baseUrl, { batchIds: batchId }).fetchTestEvent();
+		expect(outcome.result?.[0]).toHaveLength(1);
+		expect(reads.mock.calls).toHaveLength(1);
 	});
 
 	it('with Batch Finished, the sample is the summary of the first batch', async () => {
