@@ -474,7 +474,8 @@ class Known {
 
 	encode(): BatchState {
 		this.mergeAdded();
-		const k = this.encodedNumbers ?? encodeNumbers(this.numbers);
+		// numbers is sorted and without repeats: encodeNumbers' own sort would be wasted on it.
+		const k = this.encodedNumbers ?? encodeSorted(this.numbers);
 		const batch: BatchState = { k, r: encodeRuns(this.pending) };
 		const x: Array<[string, string]> = [...this.statuses];
 		for (const [msisdn, status] of this.others) if (status !== HANDLED) x.push([msisdn, status]);
@@ -538,7 +539,11 @@ export function knownCount(batch: BatchState): number {
  * a list of mobile numbers from one campaign is dense, so most gaps take 2 to 4 characters.
  */
 export function encodeNumbers(numbers: readonly number[]): string {
-	const sorted = [...new Set(numbers)].sort((a, b) => a - b);
+	return encodeSorted([...new Set(numbers)].sort((a, b) => a - b));
+}
+
+/** encodeNumbers on numbers already sorted, each once. */
+function encodeSorted(sorted: readonly number[]): string {
 	let previous = 0;
 	let text = '';
 	for (const number of sorted) {
