@@ -1,7 +1,7 @@
 /**
  * n8n reads and decrypts a credential from its database on every read: a run reads it once per
- * item for all that item's requests (a trigger's poll once for all its batches), and again at
- * the next run or poll, so that a changed credential is seen.
+ * item for its settings and all that item's requests (a trigger's poll once for all its
+ * batches), and again at the next run or poll, so that a changed credential is seen.
  */
 import { HarnessCredentialsHelper } from '../engine/credentials';
 import { outputOf, runWorkflow } from '../engine/harness';
@@ -36,7 +36,7 @@ it('reads the credential once per poll, however many batches it checks', async (
 	expect([first, reads.mock.calls.length - first]).toEqual([1, 1]);
 });
 
-it('reads it once for the settings and once for all the requests of an item: Send', async () => {
+it('reads it once per item, for the settings and all the requests of the item: Send', async () => {
 	const node = send({
 		destinations: numbers(10).join(','),
 		message: 'Hi',
@@ -44,10 +44,10 @@ it('reads it once for the settings and once for all the requests of an item: Sen
 	});
 	const run = await runWorkflow({ ...line(trigger(), node), credentials: credentialsFor(sandbox) });
 	expect(outputOf(run, node.name)).toHaveLength(10);
-	expect(reads.mock.calls).toHaveLength(2);
+	expect(reads.mock.calls).toHaveLength(1);
 });
 
-it('reads it once for the settings and once for all the batches of an item: Get Status', async () => {
+it('reads it once per item, for the settings and all the batches of the item: Get Status', async () => {
 	const batchIds: string[] = [];
 	for (const number of numbers(6)) batchIds.push(await sendDirect(sandbox.baseUrl, [number]));
 	reads.mockClear();
@@ -57,5 +57,5 @@ it('reads it once for the settings and once for all the batches of an item: Get 
 		credentials: credentialsFor(sandbox),
 	});
 	expect(outputOf(run, node.name)).toHaveLength(6);
-	expect(reads.mock.calls).toHaveLength(2);
+	expect(reads.mock.calls).toHaveLength(1);
 });

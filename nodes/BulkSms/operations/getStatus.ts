@@ -23,6 +23,7 @@ import {
 	RequestPace,
 	serviceSettings,
 	accountsOfRun,
+	type AccountOf,
 } from '../../shared/transport';
 
 const showForGetStatus = { show: { operation: ['getStatus'] } };
@@ -116,8 +117,11 @@ export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeEx
 		}
 	}
 	if (requests.length === 0) return [...refused.values()];
-	const { timeZone } = await serviceSettings.call(this, requests[0].itemIndex);
-	const fetched = await fetchAll.call(this, requests, timeZone);
+	// One credential read per item for the settings and all that item's requests.
+	const accountOf = accountsOfRun.call(this);
+	const first = requests[0].itemIndex;
+	const { timeZone } = await serviceSettings.call(this, first, await accountOf(first));
+	const fetched = await fetchAll.call(this, requests, timeZone, accountOf);
 	if (!this.continueOnFail()) throwFirstFailure(requests, fetched);
 	const campaign = this.getNodeParameter('output', requests[0].itemIndex) === 'campaign';
 	if (campaign) return [...refused.values(), campaignItem.call(this, requests, fetched)];
@@ -170,6 +174,7 @@ async function fetchAll(
 	this: IExecuteFunctions,
 	requests: readonly Request[],
 	timeZone: string,
+	accountOf: AccountOf,
 ): Promise<Fetched> {
 	const work = new Map<string, Work>();
 	for (const { batchIds, format, itemIndex } of requests) {
@@ -180,7 +185,6 @@ async function fetchAll(
 	}
 	const fetched: Fetched = new Map();
 	const pace = new RequestPace();
-	const accountOf = accountsOfRun.call(this);
 	let failed = false;
 	const fetchOne = async ([key, { batchId, format, itemIndex }]: [string, Work]) => {
 		try {

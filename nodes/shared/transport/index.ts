@@ -66,11 +66,15 @@ export async function readAccount(
 	return await this.getCredentials(CREDENTIAL, itemIndex);
 }
 
+/** An item's credential, read on its first use in a run (see accountsOfRun). */
+export type AccountOf = (itemIndex: number) => Promise<Account>;
+
 /**
- * The credential of each item, read once for all the calls of one run (an item's long send or
- * its list of batches): per item, since a credential may hold expressions that differ per item.
+ * The credential of each item, read once for all the calls of one run (the settings, an item's
+ * long send or its list of batches): per item, since a credential may hold expressions that
+ * differ per item.
  */
-export function accountsOfRun(this: BulkSmsFunctions): (itemIndex: number) => Promise<Account> {
+export function accountsOfRun(this: BulkSmsFunctions): AccountOf {
 	const accounts = new Map<number, Promise<Account>>();
 	return async (itemIndex) => {
 		let account = accounts.get(itemIndex);

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { errorItem } from '../../../shared/items';
+import { accountsOfRun } from '../../../shared/transport';
 import { accountForRun, explainRequest } from './accounting';
 import { batchItems, destinationRows } from './output';
 import { planSend, type Plan } from './plan';
@@ -13,8 +14,10 @@ import { sendAll, type SendResults } from './run';
  * input order. A failure says what became of every destination of the run.
  */
 export async function executeSend(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const plan = await planSend.call(this);
-	const sent = await sendAll.call(this, plan.sends, plan.settings.concurrency);
+	// One credential read per item for the settings and all that item's requests.
+	const accountOf = accountsOfRun.call(this);
+	const plan = await planSend.call(this, accountOf);
+	const sent = await sendAll.call(this, plan.sends, plan.settings.concurrency, accountOf);
 	if (!this.continueOnFail()) throwFirstFailure(sent);
 	return plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
 }

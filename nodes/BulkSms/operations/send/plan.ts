@@ -22,7 +22,7 @@ import {
 	type ValidityChoice,
 } from '../../../shared/domain/validity';
 import { asNodeError } from '../../../shared/items';
-import { serviceSettings } from '../../../shared/transport';
+import { serviceSettings, type AccountOf } from '../../../shared/transport';
 
 export const OPTED_OUT = 'opted out';
 export const DUPLICATE = 'duplicate';
@@ -87,7 +87,7 @@ interface ItemSend {
 
 type Reader = <T>(name: string, item: number, fallback: T) => T;
 
-export async function planSend(this: IExecuteFunctions): Promise<Plan> {
+export async function planSend(this: IExecuteFunctions, accountOf: AccountOf): Promise<Plan> {
 	const count = this.getInputData().length;
 	const read = parameterReader(this);
 	const settings = readSettings(read);
@@ -100,7 +100,7 @@ export async function planSend(this: IExecuteFunctions): Promise<Plan> {
 	const all = Array.from({ length: count }, (_, item) => item);
 	let reader: (item: number) => ItemSend;
 	try {
-		reader = await itemReader.call(this, read);
+		reader = await itemReader.call(this, read, accountOf);
 	} catch (error) {
 		fail(all, error);
 		return { settings, sends: [], failures };
@@ -172,8 +172,9 @@ function readSettings(read: Reader): RunSettings {
 async function itemReader(
 	this: IExecuteFunctions,
 	read: Reader,
+	accountOf: AccountOf,
 ): Promise<(item: number) => ItemSend> {
-	const { timeZone } = await serviceSettings.call(this, 0);
+	const { timeZone } = await serviceSettings.call(this, 0, await accountOf(0));
 	const optedOut = optOuts(read);
 	const now = new Date();
 	const validities = new Map<string, Validity | undefined>();

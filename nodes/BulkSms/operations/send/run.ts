@@ -7,12 +7,11 @@ import { NodeApiError, type IExecuteFunctions, type NodeOperationError } from 'n
 import type { SendResponse } from '../../../shared/domain/responses';
 import { asNodeError } from '../../../shared/items';
 import {
-	accountsOfRun,
 	forEachConcurrently,
 	RequestPace,
 	sendBatch,
 	SendOutcomeUnknownError,
-	type Account,
+	type AccountOf,
 } from '../../../shared/transport';
 import { itemOf, type Send } from './plan';
 
@@ -52,6 +51,7 @@ export async function sendAll(
 	this: IExecuteFunctions,
 	sends: readonly Send[],
 	concurrency: number,
+	accountOf: AccountOf,
 ): Promise<SendResults[]> {
 	const all = sends.map((send) => ({
 		send,
@@ -61,7 +61,6 @@ export async function sendAll(
 		send.chunks.map((_, index) => ({ send, index, results })),
 	);
 	const pace = new RequestPace(); // one per run: a 429 or 503 holds every request in flight
-	const accountOf = accountsOfRun.call(this);
 	const failedSends = new Set<Send>();
 	const continueOnFail = this.continueOnFail();
 	let stopped = false;
@@ -82,7 +81,7 @@ async function sendChunk(
 	this: IExecuteFunctions,
 	{ send, index }: Request,
 	pace: RequestPace,
-	accountOf: (itemIndex: number) => Promise<Account>,
+	accountOf: AccountOf,
 ): Promise<RequestResult> {
 	const destinations = send.chunks[index];
 	const itemIndex = itemOf(send, destinations[0]);
