@@ -12,7 +12,7 @@ import { seededRandom } from './random';
 import type { Batch } from './store';
 
 export type CallbackFaultKind = 'duplicate' | 'reorder' | 'delay';
-export const CALLBACK_FAULT_KINDS: readonly CallbackFaultKind[] = ['duplicate', 'reorder', 'delay'];
+const CALLBACK_FAULT_KINDS: readonly CallbackFaultKind[] = ['duplicate', 'reorder', 'delay'];
 
 export interface CallbackOptions {
 	/** At most this many reports per callback; changes seen together are grouped up to it. */
@@ -36,7 +36,7 @@ export interface CallbackOptions {
 	seed: number;
 }
 
-export const DEFAULT_CALLBACKS: CallbackOptions = {
+const DEFAULT_CALLBACKS: CallbackOptions = {
 	batchSize: 1,
 	maxAttempts: 5,
 	retryBaseMs: 250,
@@ -56,7 +56,7 @@ export interface CallbackTarget {
 	format: Format;
 }
 
-export type AttemptOutcome = number | 'timeout' | string;
+type AttemptOutcome = number | 'timeout' | string;
 
 export interface CallbackView {
 	id: number;
@@ -92,7 +92,7 @@ interface Delivery {
 }
 
 /** Everything the notifier needs from the sandbox, so it stays apart from HTTP and the store. */
-export interface CallbackHost {
+interface CallbackHost {
 	now(): number;
 	finalAfterMs: number;
 	reportFields(batch: Batch, index: number, format: Format): Fields;
@@ -221,7 +221,10 @@ export class Callbacks {
 		this.queuedFaults.push(...kinds);
 	}
 
-	/** A batch was accepted (or restored from the state file): follow it from now on. */
+	/**
+	 * A batch was accepted (or restored from the state file), or a status of it was forced so it
+	 * may change again: follow it from now on.
+	 */
 	watch(batch: Batch): void {
 		if (!batch.callback) return;
 		this.watched.add(batch.batchId);
@@ -266,11 +269,6 @@ export class Callbacks {
 			const status = this.notified.get(m.gatewaySessionId);
 			return status !== undefined && status !== 'ENROUTE';
 		});
-	}
-
-	/** A status was forced: the batch may change again, so it is watched again. */
-	rewatch(batch: Batch): void {
-		this.watch(batch);
 	}
 
 	private enqueue(target: CallbackTarget, changes: Change[]): void {

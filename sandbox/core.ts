@@ -248,7 +248,7 @@ export class SandboxCore {
 		const found = this.store.findMessage(gatewaySessionId);
 		if (!found) throw new Error(`no message with gateway_session_id ${gatewaySessionId}`);
 		found.message.forced = { status, at: this.clock.now() };
-		this.callbacks.rewatch(found.batch);
+		this.callbacks.watch(found.batch);
 		await this.persist();
 	}
 
