@@ -147,26 +147,30 @@ export function readState(stored: unknown): WatchState {
 }
 
 /**
- * What encodeNumbers and encodeRuns write: base-36 numbers joined by commas. Checked by a loop:
- * a regular expression runs out of backtracking stack on a batch of millions of numbers.
+ * How many entries a list as encodeNumbers and encodeRuns write it holds (base-36 numbers
+ * joined by commas), or undefined when it is not one. Checked and counted in one loop: a regular
+ * expression runs out of backtracking stack on a batch of millions of numbers, and split would
+ * build a string per entry only to count them.
  */
-function isEncodedList(text: string): boolean {
+function encodedListLength(text: string): number | undefined {
+	if (text === '') return 0;
+	let entries = 1;
 	for (let at = 0; at < text.length; at++) {
 		const code = text.charCodeAt(at);
-		const comma = code === 44;
-		if (comma && (at === 0 || at === text.length - 1 || text.charCodeAt(at - 1) === 44))
-			return false;
-		if (!comma && !((code >= 48 && code <= 57) || (code >= 97 && code <= 122))) return false;
+		if (code === 44) {
+			if (at === 0 || at === text.length - 1 || text.charCodeAt(at - 1) === 44) return undefined;
+			entries++;
+		} else if (!((code >= 48 && code <= 57) || (code >= 97 && code <= 122))) return undefined;
 	}
-	return true;
+	return entries;
 }
 
 /** A damaged entry is dropped, so its batch starts over as new rather than losing reports. */
 function readBatchState(value: unknown): BatchState | undefined {
 	if (!isRecord(value) || typeof value.k !== 'string' || typeof value.r !== 'string')
 		return undefined;
-	if (!isEncodedList(value.k) || !isEncodedList(value.r)) return undefined;
-	const count = value.k === '' ? 0 : value.k.split(',').length;
+	const count = encodedListLength(value.k);
+	if (count === undefined || encodedListLength(value.r) === undefined) return undefined;
 	if (runsLength(value.r) > count) return undefined;
 	const batch: BatchState = { k: value.k, r: value.r };
 	if (Array.isArray(value.o)) batch.o = strings(value.o);
@@ -184,7 +188,8 @@ function readBatchState(value: unknown): BatchState | undefined {
 function fromVersion1(batches: Record<string, unknown>, finished: unknown[]): WatchState {
 	const state: WatchState = { v: 2, g: 1, b: {}, f: strings(finished) };
 	for (const [batchId, value] of Object.entries(batches)) {
-		if (!isRecord(value) || typeof value.p !== 'string' || !isEncodedList(value.p)) continue;
+		if (!isRecord(value) || typeof value.p !== 'string' || encodedListLength(value.p) === undefined)
+			continue;
 		const pending = new Map<string, string>();
 		for (const number of decodeNumbers(value.p)) pending.set(String(number), PENDING);
 		for (const [msisdn, status] of Array.isArray(value.x) ? pairs(value.x) : [])
@@ -529,7 +534,7 @@ export function pendingOf(batch: BatchState): Map<string, string> {
 
 /** How many destinations a stored batch knows (for tests and measurements). */
 export function knownCount(batch: BatchState): number {
-	return (batch.k === '' ? 0 : batch.k.split(',').length) + (batch.o?.length ?? 0);
+	return (encodedListLength(batch.k) ?? 0) + (batch.o?.length ?? 0);
 }
 
 // ---------------------------------------------------------------- compact encodings
