@@ -10,6 +10,7 @@ beforeAll(async () => {
 it('accepts no destination twice and loses none, in every send campaign', () => {
 	// The sends met faults after the service took a batch: some outcomes had to be reported unknown.
 	expect(result.sends.reduce((sum, run) => sum + run.unknown, 0)).toBeGreaterThan(0);
+	expect(result.sends).toHaveLength(4);
 	for (const run of result.sends) {
 		expect({
 			shape: run.shape,
@@ -32,6 +33,8 @@ it('emits every final status exactly once through faults, restarts and overlappi
 	// The campaign really was hostile: answers left out reports, broke, and n8n restarted.
 	expect(result.faults.omit).toBeGreaterThan(0);
 	expect(result.trigger.restarts).toBeGreaterThan(0);
+	// Final statuses were there to emit: no duplicate and no miss must not mean nothing at all.
+	expect(result.trigger.emitted).toBeGreaterThan(0);
 	expect({ duplicates: result.trigger.duplicates, missed: result.trigger.missed }).toEqual({
 		duplicates: 0,
 		missed: 0,

@@ -35,7 +35,6 @@ export interface TriggerTally {
 	missed: number;
 }
 
-const PASSWORD = 'demo-password';
 /** Sandbox time from send to a final status (the sandbox default). */
 const FINAL_AFTER_MS = 5000;
 
@@ -86,7 +85,7 @@ export async function runTriggerCampaign(
 	sandbox.advance(8 * 24 * 3600 * 1000); // past every validity: all that can end has ended
 	for (let tail = 0; tail < 3; tail++) await watcher.poll();
 	tally.polls += 3;
-	return { ...tally, ...(await watcher.verdict(batchIds)) };
+	return { ...tally, ...watcher.verdict(batchIds) };
 }
 
 /** The trigger as an active workflow: in-memory static data, and what n8n saved of it. */
@@ -148,16 +147,16 @@ class Watcher {
 	}
 
 	/** Every final status the sandbox holds emitted once, and nothing else emitted. */
-	async verdict(
-		batchIds: readonly string[],
-	): Promise<Pick<TriggerTally, 'emitted' | 'duplicates' | 'missed'>> {
+	verdict(batchIds: readonly string[]): Pick<TriggerTally, 'emitted' | 'duplicates' | 'missed'> {
 		let emitted = 0;
 		let duplicates = 0;
 		let missed = 0;
 		const finals = new Map<string, string>();
-		for (const batchId of batchIds) {
-			for (const [msisdn, status] of await statusesOf(this.sandbox.baseUrl, batchId)) {
-				if (status !== 'ENROUTE') finals.set(`${batchId}|${msisdn}`, status);
+		const watched = new Set(batchIds);
+		for (const batch of this.sandbox.received().batches) {
+			if (!watched.has(batch.batch_id)) continue;
+			for (const { msisdn, status } of batch.messages) {
+				if (status !== 'ENROUTE') finals.set(`${batch.batch_id}|${msisdn}`, status);
 			}
 		}
 		for (const [key, statuses] of this.emitted) {
@@ -181,23 +180,4 @@ async function flipSomeReport(sandbox: Sandbox, random: () => number): Promise<v
 	if (pending.length === 0) return;
 	const message = pending[Math.floor(random() * pending.length)];
 	await sandbox.forceStatus(message.gateway_session_id, random() < 0.5 ? 'DELETED' : 'UNKNOWN');
-}
-
-function authorization(): string {
-	return `Basic ${Buffer.from(`demo:${PASSWORD}`).toString('base64')}`;
-}
-
-/** The statuses the sandbox holds now, read from its text (no id goes through a number). */
-async function statusesOf(baseUrl: string, batchId: string): Promise<Map<string, string>> {
-	const res = await fetch(`${baseUrl}/api/sms/get_status?batch_id=${batchId}`, {
-		headers: { Authorization: authorization(), Accept: 'application/json' },
-	});
-	const text = await res.text();
-	const statuses = new Map<string, string>();
-	for (const report of text.match(/\{[^{}]*\}/g) ?? []) {
-		const msisdn = /"msisdn"\s*:\s*"(\d+)"/.exec(report)?.[1];
-		const status = /"status"\s*:\s*"(\w+)"/.exec(report)?.[1];
-		if (msisdn && status) statuses.set(msisdn, status);
-	}
-	return statuses;
 }
