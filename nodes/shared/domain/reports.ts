@@ -1,6 +1,6 @@
 import { wallToIso } from './dates';
 import type { RawReport } from './responses';
-import { outcomeOf, type Outcome } from './status';
+import { isFinalOutcome, outcomeOf, type Outcome } from './status';
 
 /** One delivery report as the nodes output it: the service's fields, plus what they mean. */
 export interface DeliveryReport {
@@ -39,11 +39,6 @@ export function shapeReport(raw: RawReport, timeZone: string): DeliveryReport {
 		delivery_date: raw.delivery_wall === null ? null : wallToIso(raw.delivery_wall, timeZone),
 		delivery_date_raw: raw.delivery_date,
 	};
-}
-
-/** isFinal's rule on an outcome already read (isFinal reads the status again). */
-function isFinalOutcome(outcome: Outcome): boolean {
-	return outcome !== 'pending';
 }
 
 /**

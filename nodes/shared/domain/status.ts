@@ -48,5 +48,10 @@ export function outcomeOf(status: string): Outcome {
 const EXACT_OUTCOMES: ReadonlyMap<string, Outcome> = new Map(Object.entries(OUTCOMES));
 
 export function isFinal(status: string): boolean {
-	return outcomeOf(status) !== 'pending';
+	return isFinalOutcome(outcomeOf(status));
+}
+
+/** isFinal on an outcome already read, for callers that have one (shapeReport). */
+export function isFinalOutcome(outcome: Outcome): boolean {
+	return outcome !== 'pending';
 }
