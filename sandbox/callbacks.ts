@@ -242,8 +242,8 @@ export class Callbacks {
 				this.watched.delete(batchId); // undone by a failed state write
 				continue;
 			}
-			const changes = this.changesOf(batch, now);
-			if (this.allFinal(batch)) this.watched.delete(batch.batchId);
+			const { changes, allFinal } = this.changesOf(batch, now);
+			if (allFinal) this.watched.delete(batch.batchId);
 			if (changes.length === 0) continue;
 			const key = `${batch.callback.format} ${batch.callback.url}`;
 			const group = byTarget.get(key) ?? { target: batch.callback, changes: [] };
@@ -253,22 +253,18 @@ export class Callbacks {
 		for (const { target, changes } of byTarget.values()) this.enqueue(target, changes);
 	}
 
-	private changesOf(batch: Batch, now: number): Change[] {
+	/** The messages whose status moved since last called back, in one pass (run every 50 ms). */
+	private changesOf(batch: Batch, now: number): { changes: Change[]; allFinal: boolean } {
 		const changes: Change[] = [];
+		let allFinal = true;
 		batch.messages.forEach((message, index) => {
 			const { status } = stateAt(batch, message, now, this.host.finalAfterMs);
+			if (status === 'ENROUTE') allFinal = false;
 			if (this.notified.get(message.gatewaySessionId) === status) return;
 			this.notified.set(message.gatewaySessionId, status);
 			changes.push({ batch, index });
 		});
-		return changes;
-	}
-
-	private allFinal(batch: Batch): boolean {
-		return batch.messages.every((m) => {
-			const status = this.notified.get(m.gatewaySessionId);
-			return status !== undefined && status !== 'ENROUTE';
-		});
+		return { changes, allFinal };
 	}
 
 	private enqueue(target: CallbackTarget, changes: Change[]): void {
