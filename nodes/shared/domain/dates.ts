@@ -317,7 +317,7 @@ function isoLocal(ms: number): string {
 }
 
 /** Milliseconds to add to UTC to get the wall clock of `timeZone` at `instant`. */
-export function offsetAt(instant: number, timeZone: string): number {
+function offsetAt(instant: number, timeZone: string): number {
 	if (timeZone === 'UTC') return 0; // the default zone: no lookup at all
 	return offsetIn(daysOf(timeZone), instant, timeZone);
 }
