@@ -96,7 +96,9 @@ interface Request {
 	format: WireFormat;
 }
 
-type Fetched = Map<string, DeliveryReport[] | NodeApiError | NodeOperationError>;
+/** A batch's reports, or why they could not be read. */
+type Read = DeliveryReport[] | NodeApiError | NodeOperationError;
+type Fetched = Map<string, Read>;
 
 /**
  * Reads every input item's batch IDs first (a bad one is refused before any request), fetches
@@ -122,19 +124,21 @@ export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeEx
 	const first = requests[0].itemIndex;
 	const { timeZone } = await serviceSettings.call(this, first, await accountOf(first));
 	const fetched = await fetchAll.call(this, requests, timeZone, accountOf);
+	// Past this point every batch was read or failed (under Continue On Fail none is left out).
 	if (!this.continueOnFail()) throwFirstFailure(requests, fetched);
-	const campaign = this.getNodeParameter('output', requests[0].itemIndex) === 'campaign';
-	if (campaign) return [...refused.values(), campaignItem.call(this, requests, fetched)];
+	const output = this.getNodeParameter('output', first) as string;
+	if (output === 'campaign') return [...refused.values(), campaignItem(requests, fetched)];
 	// In input order; items pushed one by one (a spread of 100,000 arguments would overflow).
-	const output: INodeExecutionData[] = [];
+	const items: INodeExecutionData[] = [];
+	const perBatch = output === 'batch';
 	const used = new Set<string>();
 	let next = 0;
 	for (let itemIndex = 0; itemIndex < inputCount; itemIndex++) {
 		const error = refused.get(itemIndex);
-		if (error) output.push(error);
-		else for (const item of itemsFor.call(this, requests[next++], fetched, used)) output.push(item);
+		if (error) items.push(error);
+		else for (const item of itemsFor(requests[next++], fetched, perBatch, used)) items.push(item);
 	}
-	return output;
+	return items;
 }
 
 function requestOf(this: IExecuteFunctions, itemIndex: number): Request {
@@ -206,21 +210,18 @@ async function fetchAll(
 
 /** One input item's output: its reports, or one summary per batch. */
 function itemsFor(
-	this: IExecuteFunctions,
 	request: Request,
 	fetched: Fetched,
+	perBatch: boolean,
 	copied: Set<string>,
 ): INodeExecutionData[] {
 	const { itemIndex, statuses, format } = request;
 	const pairedItem = { item: itemIndex };
-	const perBatch = this.getNodeParameter('output', itemIndex) === 'batch';
 	const output: INodeExecutionData[] = [];
 	for (const batchId of request.batchIds) {
-		const reports = fetched.get(keyOf(format, batchId));
+		const reports = readOf(fetched, format, batchId);
 		if (!Array.isArray(reports)) {
-			const error = reports ?? notRead(this, batchId, itemIndex);
-			if (!this.continueOnFail()) throw withItem(error, itemIndex);
-			output.push(errorItem(error, [itemIndex]));
+			output.push(errorItem(reports, [itemIndex]));
 			continue;
 		}
 		const shown = statuses.length
@@ -243,26 +244,18 @@ function itemsFor(
 	return output;
 }
 
-/** All batches of all items in one summary; a batch that could not be read fails it, or is listed. */
-function campaignItem(
-	this: IExecuteFunctions,
-	requests: readonly Request[],
-	fetched: Fetched,
-): INodeExecutionData {
+/** All batches of all items in one summary; a batch that could not be read is listed. */
+function campaignItem(requests: readonly Request[], fetched: Fetched): INodeExecutionData {
 	const batches: Array<{ batchId: string; reports: DeliveryReport[] }> = [];
 	const unread: Array<{ batch_id: string; error: string }> = [];
 	const seen = new Set<string>();
-	for (const { batchIds, format, itemIndex } of requests) {
+	for (const { batchIds, format } of requests) {
 		for (const batchId of batchIds) {
 			if (seen.has(batchId)) continue;
 			seen.add(batchId);
-			const reports = fetched.get(keyOf(format, batchId));
+			const reports = readOf(fetched, format, batchId);
 			if (Array.isArray(reports)) batches.push({ batchId, reports });
-			else {
-				const error = reports ?? notRead(this, batchId, itemIndex);
-				if (!this.continueOnFail()) throw withItem(error, itemIndex);
-				unread.push({ batch_id: batchId, error: error.message });
-			}
+			else unread.push({ batch_id: batchId, error: reports.message });
 		}
 	}
 	const json = summariseCampaign(batches, unread) as unknown as IDataObject;
@@ -279,16 +272,9 @@ function throwFirstFailure(requests: readonly Request[], fetched: Fetched): void
 	}
 }
 
-/** A batch not asked for because an earlier one failed (without Continue On Fail). */
-function notRead(
-	context: IExecuteFunctions,
-	batchId: string,
-	itemIndex: number,
-): NodeOperationError {
-	return new NodeOperationError(context.getNode(), `Batch ${batchId} was not read`, {
-		description: 'An earlier batch of this run failed, so no further request was made.',
-		itemIndex,
-	});
+/** Once the run goes on past throwFirstFailure, every batch has its reports or its error. */
+function readOf(fetched: Fetched, format: WireFormat, batchId: string): Read {
+	return fetched.get(keyOf(format, batchId)) as Read;
 }
 
 /** The error as n8n shows it for the item that asked for the batch. */
