@@ -11,9 +11,9 @@ import { isFinal } from '../shared/domain/status';
 export const DEFAULT_MEMORY = 10_000;
 export const MAX_MEMORY = 100_000;
 
-export interface Sifted {
+export interface Sifted<R extends ReportKey = RawReport> {
 	/** Reports not seen before, in the order received. */
-	fresh: RawReport[];
+	fresh: R[];
 	/** Seen before (same batch, message, number and status). */
 	repeated: number;
 	/** A non-final status of a message already seen final: it arrived late, out of order. */
@@ -72,9 +72,13 @@ function bounded(seen: Map<string, true>, limit: number): string[] {
 }
 
 /** Splits a callback's reports into news and repeats, against the stored memory. */
-export function sift(stored: unknown, reports: readonly RawReport[], limit: number): Sifted {
+export function sift<R extends ReportKey>(
+	stored: unknown,
+	reports: readonly R[],
+	limit: number,
+): Sifted<R> {
 	const seen = recall(stored);
-	const result: Sifted = { fresh: [], repeated: 0, late: 0, added: 0, memory: [] };
+	const result: Sifted<R> = { fresh: [], repeated: 0, late: 0, added: 0, memory: [] };
 	for (const report of reports) {
 		const keys = keysOf(report);
 		if (seen.has(keys.status)) result.repeated++;
@@ -89,11 +93,5 @@ export function sift(stored: unknown, reports: readonly RawReport[], limit: numb
 
 /** The memory with these reports remembered as seen (what an execution that emitted them stores). */
 export function remember(stored: unknown, reports: readonly ReportKey[], limit: number): string[] {
-	const seen = recall(stored);
-	for (const report of reports) {
-		const keys = keysOf(report);
-		touch(seen, keys.status);
-		if (keys.final) touch(seen, keys.final);
-	}
-	return bounded(seen, limit);
+	return sift(stored, reports, limit).memory;
 }

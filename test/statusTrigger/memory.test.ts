@@ -1,5 +1,5 @@
 /** The trigger's memory of reports seen: repeats, late arrivals, its bound. */
-import { sift } from '../../nodes/BulkSmsStatusTrigger/memory';
+import { remember, sift } from '../../nodes/BulkSmsStatusTrigger/memory';
 import type { RawReport } from '../../nodes/shared/domain/responses';
 
 const report = (status: string, over: Partial<RawReport> = {}): RawReport => ({
@@ -54,4 +54,13 @@ it('stores under 40 bytes per final message remembered (two keys of about 19)', 
 	const { memory } = sift(undefined, reports, 20_000);
 	// Each final report is two keys (its status and "final"): 38 bytes a message.
 	expect(JSON.stringify(memory).length / reports.length).toBeLessThan(40);
+});
+
+it('remembers what an execution emitted as sift would have: repeats and late ones are held back', () => {
+	const emitted = [report('ENROUTE'), report('DELIVRD', { msisdn: '447700900002' })];
+	const memory = remember(['kept'], emitted, 100);
+	expect(memory).toEqual(sift(['kept'], emitted, 100).memory);
+	expect(memory).toHaveLength(4); // 'kept', ENROUTE, DELIVRD and its "final"
+	const again = sift(memory, [...emitted, report('ENROUTE', { msisdn: '447700900002' })], 100);
+	expect([again.fresh.length, again.repeated, again.late]).toEqual([0, 2, 1]);
 });
