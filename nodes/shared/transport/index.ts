@@ -35,11 +35,9 @@ import { secretsOf, withoutUserinfo } from './secrets';
 import { CREDENTIAL, settingsOf, type ServiceSettings } from './settings';
 
 export { SendOutcomeUnknownError } from './errors';
-export { overrideTransportLimits, type TransportLimits } from './limits';
+export { overrideTransportLimits } from './limits';
 export { RequestPace } from './pace';
 export { forEachConcurrently } from './pool';
-export type { BulkSmsFunctions } from './request';
-export type { ServiceSettings } from './settings';
 
 export interface CallOptions {
 	format: WireFormat;

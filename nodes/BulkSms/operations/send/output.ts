@@ -119,7 +119,7 @@ function failedJson(
 type Failed = Exclude<RequestResult, { outcome: 'accepted' | 'not attempted' }>;
 
 /** The send's destinations whose request never started because one of its requests failed. */
-export function notAttempted(send: Send, results: readonly RequestResult[]): string[] {
+function notAttempted(send: Send, results: readonly RequestResult[]): string[] {
 	return results.flatMap((result, index) =>
 		result.outcome === 'not attempted' ? send.chunks[index] : [],
 	);
