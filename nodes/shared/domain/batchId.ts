@@ -3,6 +3,7 @@
  * they exceed 2^53. This file holds the one reader of ids, for what users type and for what the
  * service answers alike, so that both always agree on what an id is.
  */
+import { excerpt } from './values';
 
 /** The interface: batch_id is an integer of up to 19 digits. */
 export const BATCH_ID_MAX_DIGITS = 19;
@@ -104,10 +105,7 @@ function userProblem(read: IdFault, value: unknown): string {
 
 /** What the user gave, short enough for a message; never converted blindly (null prototypes). */
 function shown(value: unknown): string {
-	if (typeof value === 'string') {
-		const text = value.trim();
-		return `"${text.length > 40 ? `${text.slice(0, 40)}…` : text}"`;
-	}
+	if (typeof value === 'string') return `"${excerpt(value.trim())}"`;
 	if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') {
 		return String(value);
 	}

@@ -4,6 +4,7 @@
  * Only Intl is used: no date library needs bundling. Intl is slow (a few µs a call), so it is
  * asked only once per zone and UTC day (see ZoneDay); every date after that is arithmetic.
  */
+import { excerpt } from './values';
 
 export interface WallClock {
 	year: number;
@@ -488,9 +489,4 @@ function pad3(n: number): string {
 
 function pad4(n: number): string {
 	return n < 1000 ? String(n).padStart(4, '0') : String(n);
-}
-
-/** Untrusted text, shortened for a message. */
-function excerpt(text: string): string {
-	return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }

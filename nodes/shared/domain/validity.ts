@@ -6,6 +6,7 @@ import {
 	zonedWallClockToInstant,
 	type WallClock,
 } from './dates';
+import { excerpt } from './values';
 
 /** How long the service should keep trying to deliver a message. */
 export type ValidityChoice =
@@ -165,8 +166,4 @@ function shown(value: unknown): string {
 	if (value === null || value === undefined) return 'nothing';
 	if (Array.isArray(value)) return 'a list';
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
-function excerpt(text: string): string {
-	return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }

@@ -1,4 +1,4 @@
-/** Small checks on values of unknown shape, shared by the readers of answers and stored state. */
+/** Small helpers on values of unknown shape, shared by the domain's readers. */
 
 /** A plain object (not null, not a list): what JSON and the XML reader give for an element. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -12,4 +12,9 @@ export function attempt<T>(work: () => T): { value: T } | { thrown: unknown } {
 	} catch (thrown) {
 		return { thrown };
 	}
+}
+
+/** Untrusted text, shortened for a message. */
+export function excerpt(text: string): string {
+	return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
