@@ -12,7 +12,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { pollOnce } from '../test/engine/harness';
 import { printFigure, timeRuns, type Figure } from './figures';
 import { jsonAnswer, startReplay, type Replay } from './replay';
-import { replayCredentials, watchNode } from './status';
+import { rawClient as rawGetStatus, replayCredentials, watchNode } from './status';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONCURRENCY = 8;
@@ -106,17 +106,11 @@ async function pollFigure(replay: Replay, campaign: Campaign): Promise<Figure> {
 	};
 }
 
-/** The floor: the same requests with fetch, as many at once, and JSON.parse of each answer. */
+/** The floor: status.ts's raw client for every batch, as many at once. */
 async function rawClient(replay: Pick<Replay, 'baseUrl'>, ids: readonly string[]): Promise<void> {
 	let next = 0;
 	const worker = async () => {
-		while (next < ids.length) {
-			const batchId = ids[next++];
-			const res = await fetch(`${replay.baseUrl}/api/sms/get_status?batch_id=${batchId}`, {
-				headers: { Accept: 'application/json', Authorization: 'Basic ZGVtbzpkZW1v' },
-			});
-			JSON.parse(await res.text());
-		}
+		while (next < ids.length) await rawGetStatus(replay, ids[next++]);
 	};
 	await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
