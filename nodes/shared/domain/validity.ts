@@ -126,18 +126,21 @@ function isoInstant(fields: RegExpExecArray, value: string, inputTimeZone: strin
 /** `Z`, `+02:00`, `+0200` or `+02`, in milliseconds east of UTC. */
 function offsetMs(offset: string): number {
 	if (offset.toUpperCase() === 'Z') return 0;
-	const digits = offset.slice(1).replace(':', '');
-	const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0);
-	return (offset.startsWith('-') ? -minutes : minutes) * 60_000;
+	const { hours, minutes } = offsetFields(offset);
+	return (offset.startsWith('-') ? -1 : 1) * (hours * 60 + minutes) * 60_000;
 }
 
 function impossibleOffset(offset: string | undefined): string | undefined {
 	if (offset === undefined || offset.toUpperCase() === 'Z') return undefined;
-	const digits = offset.slice(1).replace(':', '');
-	if (Number(digits.slice(0, 2)) > 23 || Number(digits.slice(2) || 0) > 59) {
-		return `there is no offset ${offset} (-23:59..+23:59)`;
-	}
+	const { hours, minutes } = offsetFields(offset);
+	if (hours > 23 || minutes > 59) return `there is no offset ${offset} (-23:59..+23:59)`;
 	return undefined;
+}
+
+/** The hours and minutes of `+02:00`, `+0200` or `+02`, the sign aside. */
+function offsetFields(offset: string): { hours: number; minutes: number } {
+	const digits = offset.slice(1).replace(':', '');
+	return { hours: Number(digits.slice(0, 2)), minutes: Number(digits.slice(2) || 0) };
 }
 
 /**
