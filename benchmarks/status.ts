@@ -5,14 +5,8 @@
  */
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import {
-	BULK_SMS,
-	BULK_SMS_TRIGGER,
-	MANUAL_TRIGGER,
-	outputOf,
-	pollOnce,
-	runWorkflow,
-} from '../test/engine/harness';
+import { BULK_SMS_TRIGGER, outputOf, pollOnce, runWorkflow } from '../test/engine/harness';
+import { getStatus as getStatusNode, line, trigger } from '../test/bulkSms/workflow';
 import { timeRuns, type Figure } from './figures';
 import { jsonAnswer, startReplay, xmlAnswer, type Replay } from './replay';
 
@@ -87,25 +81,8 @@ export async function getStatus(
 	format: 'json' | 'xml',
 	timeZone: string,
 ): Promise<void> {
-	const node = (name: string, type: string, parameters: IDataObject, x: number): INode => ({
-		id: name,
-		name,
-		type,
-		typeVersion: 1,
-		position: [x, 0],
-		parameters: parameters as INode['parameters'],
-	});
 	const run = await runWorkflow({
-		nodes: [
-			node('Start', MANUAL_TRIGGER, {}, 0),
-			node(
-				'Get Status',
-				BULK_SMS,
-				{ operation: 'getStatus', batchId: BATCH, statusOptions: { format } },
-				200,
-			),
-		],
-		connections: { Start: { main: [[{ node: 'Get Status', type: 'main', index: 0 }]] } },
+		...line(trigger(), getStatusNode({ batchId: BATCH, statusOptions: { format } })),
 		credentials: replayCredentials(replay, timeZone),
 	});
 	const items = outputOf(run, 'Get Status');
