@@ -135,7 +135,10 @@ async function freePort(): Promise<number> {
 	return port;
 }
 
+/** Waits until done() holds; fails the test when it does not within ms. */
 async function waitFor(done: () => boolean, ms = 10_000): Promise<void> {
-	for (const end = Date.now() + ms; Date.now() < end && !done(); )
+	for (const end = Date.now() + ms; !done(); ) {
+		if (Date.now() >= end) throw new Error(`not done within ${ms} ms`);
 		await new Promise((r) => setTimeout(r, 10));
+	}
 }
