@@ -51,6 +51,12 @@ describe('blankSecrets', () => {
 		}
 	});
 
+	it('reads JavaScript \\xXX escapes, in either case, and leaves a short one alone', () => {
+		const hexed = secretsOf({ password: 'a/b' });
+		expect(blankSecrets('x a\\x2Fb \\x61\\x2f\\x62 y', hexed)).toBe('x *** *** y');
+		expect(blankSecrets('a\\x2/b', hexed)).toBe('a\\x2/b');
+	});
+
 	it('blanks nothing without a password', () => {
 		expect(secretsOf({ username: 'alice', password: '' })).toEqual([]);
 		expect(blankSecrets('alice:', [])).toBe('alice:');

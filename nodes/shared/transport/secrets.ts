@@ -137,6 +137,7 @@ function pushIf(readings: Reading[], reading: Reading | undefined): void {
 }
 
 const HEX2 = /^[0-9a-f]{2}$/i;
+const HEX4 = /^[0-9a-f]{4}$/i;
 
 /** `%XX`, or the `%XX%XX…` of one UTF-8 encoded character. */
 function percentEscape(text: string, at: number): Reading | undefined {
@@ -173,10 +174,10 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 function backslashEscape(text: string, at: number): Reading | undefined {
 	const kind = text[at + 1];
 	if (kind !== undefined && kind in SIMPLE_ESCAPES) return [2, SIMPLE_ESCAPES[kind]];
-	const hexLength = kind === 'u' ? 4 : kind === 'x' ? 2 : 0;
-	const hex = text.slice(at + 2, at + 2 + hexLength);
-	if (hexLength === 0 || !new RegExp(`^[0-9a-f]{${hexLength}}$`, 'i').test(hex)) return undefined;
-	return [2 + hexLength, String.fromCharCode(parseInt(hex, 16))];
+	const pattern = kind === 'u' ? HEX4 : kind === 'x' ? HEX2 : undefined;
+	const hex = text.slice(at + 2, at + (kind === 'u' ? 6 : 4));
+	if (pattern === undefined || !pattern.test(hex)) return undefined;
+	return [2 + hex.length, String.fromCharCode(parseInt(hex, 16))];
 }
 
 const NAMED_ENTITIES: Record<string, string> = {
