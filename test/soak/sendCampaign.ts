@@ -97,9 +97,7 @@ async function sendRound(
 function claimsOfItems(output: INodeExecutionData[]): Map<string, Claim> {
 	const claims = new Map<string, Claim>();
 	for (const { json } of output) {
-		const outcome = String(json.send_outcome ?? 'not sent');
-		const claim: Claim =
-			outcome === 'accepted' ? 'accepted' : outcome === 'unknown' ? 'unknown' : 'not sent';
+		const claim = claimOf(json.send_outcome);
 		for (const msisdn of list(json.destinations)) claims.set(msisdn, claim);
 		for (const msisdn of list(json.not_sent)) claims.set(msisdn, 'not sent');
 	}
@@ -114,12 +112,15 @@ function claimsOfItems(output: INodeExecutionData[]): Map<string, Claim> {
 function claimsOfError(error: { context?: IDataObject }): Map<string, Claim> {
 	const claims = new Map<string, Claim>();
 	for (const entry of (error.context?.items ?? []) as IDataObject[]) {
-		const outcome = String(entry.outcome);
-		const claim: Claim =
-			outcome === 'accepted' ? 'accepted' : outcome === 'unknown' ? 'unknown' : 'not sent';
+		const claim = claimOf(entry.outcome);
 		for (const msisdn of list(entry.destinations)) claims.set(msisdn, claim);
 	}
 	return claims;
+}
+
+/** An outcome the node reported; anything but accepted or unknown (or none) counts as not sent. */
+function claimOf(outcome: unknown): Claim {
+	return outcome === 'accepted' || outcome === 'unknown' ? outcome : 'not sent';
 }
 
 function chunks(values: readonly string[], size: number): string[][] {
