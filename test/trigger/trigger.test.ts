@@ -251,8 +251,14 @@ describe('errors name the batch', () => {
 		expect(outcome.error?.message).toMatch(/does not know batch 4242424242424242424/);
 		expect(JSON.stringify((watcher.state as IDataObject).b)).toBe(before);
 		expect((watcher.state as IDataObject).e).toEqual({ '4242424242424242424': 1 });
-		// Not named again on the next poll (3, 6, 12… polls in a row are), and nothing is lost.
-		expect((await watcher.poll()).error).toBeUndefined();
+		// Not named again on the next poll (3, 6, 12… polls in a row are), and nothing is lost:
+		// the known batch's change is emitted.
+		await sb.forceStatus(sb.received().batches[0].messages[0].gateway_session_id, 'DELIVRD');
+		const next = await watcher.poll();
+		expect(next.error).toBeUndefined();
+		expect(changes(next.result?.[0].map((item) => item.json) ?? [])).toEqual([
+			`${N1} ENROUTE>DELIVRD`,
+		]);
 	});
 
 	// Through n8n-core's PollTriggerExecutor, as n8n activates: the error fails the activation.
