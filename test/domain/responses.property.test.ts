@@ -89,7 +89,13 @@ describe('readStatusAnswer: JSON and XML of the same reports agree', () => {
 					// Exactly as written, of any length (leading zeros come as JSON strings).
 					expect(read.gateway_session_id).toBe(given.session);
 					expect(read.status).toBe(given.status.toUpperCase());
-					expect(read.delivery_wall === null).toBe(given.date[0] === '');
+					expect(read.msisdn).toBe(given.msisdn); // text: leading zeros kept
+					expect(read.network_id).toBe(given.network);
+					// The wall-clock time as if in UTC (the zone is applied when shown), by Date's reader.
+					const [json] = given.date;
+					expect(read.delivery_wall).toBe(
+						json === '' ? null : Date.parse(`${json.replace(' ', 'T')}Z`),
+					);
 				});
 			}),
 			{ seed: 20261123, numRuns: 1_000 },
