@@ -23,7 +23,7 @@
  *   onReceived answer 200 {"message":"Workflow was started"}, else webhookResponse as JSON; a
  *   throw is answered 500, as n8n's "Error in workflow".
  * A JSON body that does not parse is answered 422, as n8n's body parser does, before the node.
- * The items a call would start a workflow with are recorded in `executions`.
+ * What the trigger node output in each execution a call started is kept, for `executions()`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,21 +50,9 @@ export interface WebhookSpec extends EngineOptions {
 	port?: number;
 }
 
-export interface WebhookCall {
-	at: number;
-	method: string;
-	status: number;
-	/** What the trigger node output in the execution the call started; undefined without one. */
-	items?: INodeExecutionData[];
-	/** What webhook() threw, if it did. */
-	error?: Error;
-}
-
 export interface WebhookServer {
 	/** e.g. http://127.0.0.1:41234/webhook/<webhookId>/status: the production webhook URL. */
 	url: string;
-	baseUrl: string;
-	calls: WebhookCall[];
 	/** The items of every started execution, in the order they were started. */
 	executions(): INodeExecutionData[][];
 	staticData: IDataObject;
@@ -73,10 +61,10 @@ export interface WebhookServer {
 
 export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServer> {
 	const staticData = spec.staticData ?? {};
-	const calls: WebhookCall[] = [];
+	const executions: INodeExecutionData[][] = [];
 	const server: Server = createServer((req, res) => {
 		handle({ ...spec, staticData }, req, res).then(
-			(call) => calls.push(call),
+			(items) => items && executions.push(items),
 			(error) => {
 				if (!res.headersSent) res.writeHead(500).end(String(error));
 			},
@@ -86,10 +74,8 @@ export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServ
 	const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 	const path = webhookDescriptions(spec)[0].path;
 	return {
-		baseUrl,
 		url: `${baseUrl}/webhook/${spec.node.webhookId}/${path}`,
-		calls,
-		executions: () => calls.flatMap((c) => (c.items ? [c.items] : [])),
+		executions: () => [...executions],
 		staticData,
 		stop: () => {
 			server.closeAllConnections();
@@ -111,7 +97,7 @@ async function handle(
 	spec: WebhookSpec & { staticData: IDataObject },
 	req: IncomingMessage,
 	res: ServerResponse,
-): Promise<WebhookCall> {
+): Promise<INodeExecutionData[] | undefined> {
 	const url = new URL(req.url ?? '/', 'http://webhook');
 	const method = req.method ?? 'GET';
 	const description = webhookDescriptions(spec).find(
@@ -119,13 +105,13 @@ async function handle(
 	);
 	if (!description) {
 		res.writeHead(404).end(`no webhook for ${method} ${url.pathname}`);
-		return { at: Date.now(), method, status: 404 };
+		return undefined;
 	}
 	if (!(await asN8nRequest(req, url))) {
 		// n8n's body parser refuses a body that does not parse as its Content-Type says.
 		res.writeHead(422, { 'Content-Type': 'application/json' });
 		res.end(JSON.stringify({ message: 'Failed to parse request body' }));
-		return { at: Date.now(), method, status: 422 };
+		return undefined;
 	}
 	// n8n loads the workflow, static data included, from the database for every call.
 	const loaded = saved(spec.staticData);
@@ -161,10 +147,10 @@ async function handle(
 	let result: IWebhookResponseData;
 	try {
 		result = await type.webhook!.call(context);
-	} catch (error) {
+	} catch {
 		res.writeHead(500, { 'Content-Type': 'application/json' });
 		res.end(JSON.stringify({ message: 'Error in workflow' }));
-		return { at: Date.now(), method, status: 500, error: error as Error };
+		return undefined;
 	}
 	let items: INodeExecutionData[] | undefined;
 	if (result.workflowData) {
@@ -174,7 +160,8 @@ async function handle(
 	}
 	// live-webhooks.ts saves the static data (when changed) before the answer goes out.
 	if (workflow.staticData.__dataChanged === true) store(spec.staticData, workflow.staticData);
-	return { at: Date.now(), method, ...answer(result, res), ...(items ? { items } : {}) };
+	answer(result, res);
+	return items;
 }
 
 /** The saved static data as n8n hands it to a new Workflow: none while nothing was saved. */
@@ -217,16 +204,13 @@ async function execute(
 	return task?.data?.main?.[0] ?? [];
 }
 
-function answer(result: IWebhookResponseData, res: ServerResponse): Pick<WebhookCall, 'status'> {
-	if (result.noWebhookResponse) return { status: res.statusCode };
-	if (result.workflowData) {
-		res.writeHead(200, { 'Content-Type': 'application/json' });
-		res.end(JSON.stringify({ message: 'Workflow was started' }));
-		return { status: 200 };
-	}
+function answer(result: IWebhookResponseData, res: ServerResponse): void {
+	if (result.noWebhookResponse) return;
+	const body = result.workflowData
+		? { message: 'Workflow was started' }
+		: (result.webhookResponse ?? { message: 'Webhook call received' });
 	res.writeHead(200, { 'Content-Type': 'application/json' });
-	res.end(JSON.stringify(result.webhookResponse ?? { message: 'Webhook call received' }));
-	return { status: 200 };
+	res.end(JSON.stringify(body));
 }
 
 /** Gives the request what n8n's body parser and express add to it; false when it does not parse. */
