@@ -139,6 +139,8 @@ describe('Get Status over a campaign', () => {
 		expect(errorOf(failed, 'Get Status')?.message).toMatch(
 			/does not know batch 4242424242424242424/,
 		);
+		// Shown for the item that asked for the batch.
+		expect(errorOf(failed, 'Get Status')?.context?.itemIndex).toBe(1);
 
 		const [summary] = outputOf(
 			await statusOf(list, parameters, 'continueRegularOutput'),
