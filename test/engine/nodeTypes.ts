@@ -24,7 +24,7 @@ export const PACKAGE_NAME = 'n8n-nodes-bulk-sms';
 export type AnyNodeType = INodeType | IVersionedNodeType;
 
 /** Minimal Manual Trigger: the real one (n8n-nodes-base) just emits one empty item. */
-export class ManualTrigger implements INodeType {
+class ManualTrigger implements INodeType {
 	description: INodeType['description'] = {
 		displayName: 'Manual Trigger',
 		name: 'manualTrigger',
@@ -49,7 +49,7 @@ export class ManualTrigger implements INodeType {
  * Emits the items in its `items` parameter (a JSON string or an array), one output item
  * each, paired with input item 0; it lets a test feed many items into the node under test.
  */
-export class SetItems implements INodeType {
+class SetItems implements INodeType {
 	description: INodeType['description'] = {
 		displayName: 'Set Items',
 		name: 'setItems',
