@@ -68,7 +68,6 @@ export type WallTime = number;
  * a problem, never normalised into another date.
  */
 export function readWallTime(raw: string): { wall: WallTime | null } | { problem: string } {
-	if (typeof raw !== 'string') return { problem: 'delivery_date is not text' };
 	const quick = quickWallTime(raw);
 	if (quick !== undefined) return { wall: quick };
 	const text = raw.trim();
