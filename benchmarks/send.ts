@@ -10,13 +10,13 @@
  */
 import type {
 	IExecuteFunctions,
-	INode,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { BULK_SMS, MANUAL_TRIGGER, outputOf, runWorkflow, SET_ITEMS } from '../test/engine/harness';
+import { outputOf, runWorkflow } from '../test/engine/harness';
+import { items, line, send, trigger } from '../test/bulkSms/workflow';
 import { startSandbox, type Sandbox } from '../sandbox/server';
 import { median, printFigure, type Figure } from './figures';
 
@@ -30,6 +30,9 @@ interface Request {
 }
 
 const FLOOR = 'bench.httpFloor';
+
+/** Nodes and connections, as line() gives them. */
+type Flow = ReturnType<typeof line>;
 
 /** The least a node can do per item: one authenticated request through n8n's helper. */
 class HttpFloor implements INodeType {
@@ -90,18 +93,18 @@ export async function figures(quick = false): Promise<Figure[]> {
 async function personalised(count: number): Promise<Figure> {
 	const rows = Array.from({ length: count }, (_, i) => ({ to: numberOf(i), name: `n${i}` }));
 	const requests = rows.map((row) => ({ destination: row.to, message: `Hi ${row.name}` }));
-	const nodes = workflow(
-		SET_ITEMS,
-		{ items: JSON.stringify(rows) },
-		{
+	const flow = line(
+		trigger(),
+		items(rows),
+		send({
 			destinations: '={{ $json.to }}',
 			message: '=Hi {{ $json.name }}',
 			sendOptions: { concurrency: 8 },
-		},
+		}),
 	);
-	const floorNodes = workflow(SET_ITEMS, { items: JSON.stringify(rows) }, {});
-	floorNodes[2] = { ...floorNodes[2], type: FLOOR, parameters: {} };
-	const figure = await compare(nodes, requests, 8, count, floorNodes);
+	// The floor node takes the Send node's place and name.
+	const floorFlow = line(trigger(), items(rows), { ...send({}), type: FLOOR, parameters: {} });
+	const figure = await compare(flow, requests, 8, count, floorFlow);
 	return {
 		...figure,
 		scenario: `send_items_${count}_latency20`,
@@ -116,16 +119,11 @@ async function destinations100k(concurrency: number): Promise<Figure> {
 	for (let start = 0; start < numbers.length; start += 1_000) {
 		requests.push({ destination: numbers.slice(start, start + 1_000).join(','), message: 'Hi' });
 	}
-	const nodes = workflow(
-		undefined,
-		{},
-		{
-			destinations: numbers.join('\n'),
-			message: 'Hi',
-			sendOptions: { concurrency },
-		},
+	const flow = line(
+		trigger(),
+		send({ destinations: numbers.join('\n'), message: 'Hi', sendOptions: { concurrency } }),
 	);
-	const figure = await compare(nodes, requests, concurrency, 100);
+	const figure = await compare(flow, requests, concurrency, 100);
 	return {
 		...figure,
 		scenario: concurrency === 8 ? 'send_100k_destinations' : 'send_100k_destinations_serial',
@@ -139,27 +137,27 @@ async function destinations100k(concurrency: number): Promise<Figure> {
  * one's GC.
  */
 async function compare(
-	nodes: INode[],
+	flow: Flow,
 	requests: Request[],
 	concurrency: number,
 	expectedItems: number,
-	floorNodes?: INode[],
+	floorFlow?: Flow,
 ): Promise<Omit<Figure, 'scenario' | 'label'>> {
 	const measured: number[] = [];
 	const baseline: number[] = [];
 	const floor: number[] = [];
 	for (let run = 0; run <= RUNS; run++) {
 		const raw = await onFreshSandbox((sandbox) => rawClient(sandbox, requests, concurrency));
-		const node = await onFreshSandbox((sandbox) => nodeRun(sandbox, nodes, expectedItems));
-		const helper = floorNodes
-			? await onFreshSandbox((sandbox) => nodeRun(sandbox, floorNodes, expectedItems))
+		const node = await onFreshSandbox((sandbox) => nodeRun(sandbox, flow, expectedItems));
+		const helper = floorFlow
+			? await onFreshSandbox((sandbox) => nodeRun(sandbox, floorFlow, expectedItems))
 			: 0;
 		if (run === 0) continue; // warm-up
 		baseline.push(raw);
 		measured.push(node);
 		floor.push(helper);
 	}
-	if (!floorNodes) return { measured, baseline };
+	if (!floorFlow) return { measured, baseline };
 	const extra = {
 		n8n_helper_floor_median: median(floor),
 		floor_ratio_median: median(floor) / median(baseline),
@@ -206,49 +204,20 @@ async function rawClient(sandbox: Sandbox, requests: Request[], concurrency: num
 	await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-async function nodeRun(sandbox: Sandbox, nodes: INode[], expectedItems: number): Promise<void> {
-	const connections = Object.fromEntries(
-		nodes
-			.slice(1)
-			.map((node, i) => [
-				nodes[i].name,
-				{ main: [[{ node: node.name, type: 'main' as const, index: 0 }]] },
-			]),
-	);
+async function nodeRun(sandbox: Sandbox, flow: Flow, expectedItems: number): Promise<void> {
 	const run = await runWorkflow({
-		nodes,
-		connections,
+		...flow,
 		nodeTypes: { [FLOOR]: new HttpFloor() },
 		credentials: { bulkSmsApi: { baseUrl: sandbox.baseUrl, ...USER, timeZone: 'UTC' } },
 	});
 	const output = outputOf(run, 'Send');
+	const floor = flow.nodes.some((node) => node.type === FLOOR);
 	const accepted = output.filter(
-		(item) =>
-			item.json.send_outcome === 'accepted' || (nodes[2]?.type === FLOOR && item.json.accepted),
+		(item) => item.json.send_outcome === 'accepted' || (floor && item.json.accepted),
 	).length;
 	if (accepted !== expectedItems) {
 		throw new Error(`node: ${accepted} of ${expectedItems} batches accepted`);
 	}
-}
-
-function workflow(
-	itemsType: string | undefined,
-	itemsParameters: INode['parameters'],
-	sendParameters: INode['parameters'],
-): INode[] {
-	const node = (name: string, type: string, parameters: INode['parameters'], x: number) => ({
-		id: name,
-		name,
-		type,
-		typeVersion: 1,
-		position: [x, 0] as [number, number],
-		parameters,
-	});
-	return [
-		node('Start', MANUAL_TRIGGER, {}, 0),
-		...(itemsType ? [node('Items', itemsType, itemsParameters, 200)] : []),
-		node('Send', BULK_SMS, { operation: 'send', ...sendParameters }, 400),
-	];
 }
 
 if (require.main === module) {
