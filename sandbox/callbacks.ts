@@ -7,7 +7,7 @@
  */
 import { stateAt } from './lifecycle';
 import type { ReportStatus } from './numbers';
-import { renderStatus, type Fields, type Format } from './render';
+import { CONTENT_TYPES, renderStatus, type Fields, type Format } from './render';
 import { seededRandom } from './random';
 import type { Batch } from './store';
 
@@ -390,10 +390,7 @@ export class Callbacks {
 	private async attempt(delivery: Delivery, duplicate = false): Promise<boolean> {
 		const { url, authorization } = splitCredentials(delivery.target.url);
 		const headers: Record<string, string> = {
-			'Content-Type':
-				delivery.target.format === 'json'
-					? 'application/json; charset=utf-8'
-					: 'application/xml; charset=utf-8',
+			'Content-Type': CONTENT_TYPES[delivery.target.format],
 		};
 		if (authorization) headers.Authorization = authorization;
 		const abort = new AbortController();
