@@ -1,7 +1,8 @@
 /**
  * npm run soak: the full fault campaigns, printed as a table, and as the last line exactly
  * `soak: <N> destinations, <a> accepted twice, <l> lost; trigger: <P> polls, <d> duplicates, <m> missed`.
- * Exits 1 when any of those counts is not zero.
+ * Exits 1 when any of those counts is not zero, or a destination reported not sent had been taken
+ * (misreported: the short run in npm test fails on it too).
  */
 import { FULL, runSoak, summaryLine, type SoakResult } from './soak';
 
@@ -52,9 +53,10 @@ async function main(): Promise<void> {
 	const result = await runSoak(FULL);
 	for (const row of table(result)) console.log(row);
 	console.log(`took ${((Date.now() - started) / 1000).toFixed(0)} s`);
-	const line = summaryLine(result);
-	console.log(line);
-	if (!/ 0 accepted twice, 0 lost; .* 0 duplicates, 0 missed$/.test(line)) process.exitCode = 1;
+	console.log(summaryLine(result));
+	const { sends, trigger } = result;
+	const sendFailed = sends.some((run) => run.acceptedTwice + run.lost + run.misreported > 0);
+	if (sendFailed || trigger.duplicates + trigger.missed > 0) process.exitCode = 1;
 }
 
 void main();
