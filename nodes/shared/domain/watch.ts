@@ -592,16 +592,17 @@ function runsLength(encoded: string): number {
 	return encoded.split(',').reduce((sum, run) => sum + parseInt(run, 36), 0);
 }
 
-export function decodeRuns(encoded: string, size?: number): Uint8Array {
-	const runs = encoded === '' ? [] : encoded.split(',').map((run) => parseInt(run, 36));
-	const total = runs.reduce((sum, run) => sum + run, 0);
-	const flags = new Uint8Array(Math.max(size ?? total, total));
+/** The flags of `size` destinations; runs past the end are cut off (fill stops at the length). */
+export function decodeRuns(encoded: string, size: number): Uint8Array {
+	const flags = new Uint8Array(size);
+	if (encoded === '') return flags;
 	let position = 0;
-	runs.forEach((run, i) => {
+	encoded.split(',').forEach((text, i) => {
+		const run = parseInt(text, 36);
 		if (i % 2 === 1) flags.fill(1, position, position + run);
 		position += run;
 	});
-	return size === undefined || total <= size ? flags : flags.subarray(0, size);
+	return flags;
 }
 
 // ---------------------------------------------------------------- helpers
