@@ -7,7 +7,7 @@
  */
 import { sendDirect } from '../sandbox/client';
 import type { JsonObject } from '../scripts/n8n/runtime';
-import { nodeRuns, type N8nServer } from '../scripts/n8n/runtime';
+import { nodeRuns, settled, type N8nServer } from '../scripts/n8n/runtime';
 import { CREDENTIAL_ID, CREDENTIAL_NAME, STATUS_TRIGGER_NODE_TYPE } from '../scripts/n8n/workflows';
 import { startHarness, type Harness } from './harness';
 
@@ -75,9 +75,6 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(() => harness?.stop());
-
-const settled = (count: number) => (list: JsonObject[]) =>
-	list.length >= count && list.every((execution) => Boolean(execution.stoppedAt));
 
 test('every status change called back starts the workflow once, repeats included', async () => {
 	await harness.sandbox.upsertAccount({

@@ -20,7 +20,7 @@ import {
 } from '../scripts/n8n/browser';
 import { registerCommunityPackage } from '../scripts/n8n/communityPackage';
 import { REPO_ROOT } from '../scripts/n8n/package';
-import { nodeRuns, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
+import { nodeRuns, settled, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
 import {
 	CREDENTIAL_TYPE,
 	loadExample,
@@ -113,13 +113,6 @@ describe('(c) polling trigger under n8n start', () => {
 		for (const item of items) expect(item.batch_id).toBe(watchedBatchId);
 		return items.map((item) => [String(item.msisdn), String(item.status)]);
 	}
-
-	/**
-	 * At least `count` executions, none still running: n8n lists an execution as soon as it
-	 * starts, before its run data is saved.
-	 */
-	const settled = (count: number) => (list: JsonObject[]) =>
-		list.length >= count && list.every((execution) => Boolean(execution.stoppedAt));
 
 	/** get_status requests of the watched batch the sandbox answered so far. */
 	function statusRequests(): number {

@@ -1,7 +1,7 @@
 /** Waiting in the e2e suites, where the server under test runs in other processes. */
-export function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
-}
+import { sleep } from '../scripts/n8n/runtime';
+
+export { sleep };
 
 /** Resolves once `condition()` holds, checked every 200 ms; fails after `timeoutMs`. */
 export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {

@@ -15,6 +15,7 @@ import {
 	freePort,
 	killGroup,
 	N8nInstance,
+	sleep,
 	type JsonObject,
 	type N8nServer,
 } from './runtime';
@@ -316,8 +317,4 @@ function queueEnv(postgres: PostgresService, redis: Service): NodeJS.ProcessEnv 
 		QUEUE_BULL_REDIS_PORT: String(redis.port),
 		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 	};
-}
-
-function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
 }

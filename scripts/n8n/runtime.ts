@@ -164,7 +164,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 	});
 }
 
-function sleep(ms: number): Promise<void> {
+export function sleep(ms: number): Promise<void> {
 	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
@@ -470,6 +470,13 @@ export interface RequestOptions {
 	/** 'cookie' (logged-in browser session), 'apiKey' (public API), or 'none' */
 	auth?: 'cookie' | 'apiKey' | 'none';
 }
+
+/**
+ * For `waitForExecutions`: at least `count` executions, none still running (n8n lists one before
+ * its data is saved).
+ */
+export const settled = (count: number) => (summaries: JsonObject[]) =>
+	summaries.length >= count && summaries.every((execution) => Boolean(execution.stoppedAt));
 
 export class N8nServer {
 	private cookie?: string;
