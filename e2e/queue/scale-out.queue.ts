@@ -22,7 +22,7 @@ import { sendDirect } from '../../sandbox/client';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { ReportStatus } from '../../sandbox/numbers';
 import { QueueStack, type QueueWorker } from '../../scripts/n8n/queue';
-import { nodeRuns, type JsonObject } from '../../scripts/n8n/runtime';
+import { nodeRuns, settled, type JsonObject } from '../../scripts/n8n/runtime';
 import { DEMO_SANDBOX, sandboxAccount } from '../../scripts/n8n/service';
 import {
 	credential,
@@ -372,9 +372,13 @@ function callbackWorkflow(): JsonObject {
 
 async function sendBatch(id: string, numbers: string[]): Promise<Watched> {
 	const { username, password } = sandboxAccount(frozen);
-	await sendDirect(frozen.baseUrl, numbers, { message: 'queue mode', username, password });
-	const batch = frozen.received().batches.at(-1);
-	if (!batch) throw new Error('the sandbox holds no batch after a send');
+	const batchId = await sendDirect(frozen.baseUrl, numbers, {
+		message: 'queue mode',
+		username,
+		password,
+	});
+	const batch = frozen.received().batches.find((sent) => sent.batch_id === batchId);
+	if (!batch) throw new Error(`the sandbox holds no batch ${batchId} after sending it`);
 	const sessions = Object.fromEntries(
 		batch.messages.map((message) => [message.msisdn, message.gateway_session_id]),
 	);
@@ -430,10 +434,6 @@ function emitted(execution: JsonObject, watched: Watched): string[][] {
 function pairs(numbers: string[], status: string): string[][] {
 	return numbers.map((msisdn) => [msisdn, status]);
 }
-
-/** At least `count` executions, none still running (n8n lists one before its data is saved). */
-const settled = (count: number) => (list: JsonObject[]) =>
-	list.length >= count && list.every((execution) => Boolean(execution.stoppedAt));
 
 /** get_status requests for the watched batch the sandbox answered so far. */
 function statusRequests(watched: Watched): number {
