@@ -1,7 +1,6 @@
 /**
  * Shaping delivery reports in a time zone: µs per report for shapeReport in UTC, Europe/Berlin
  * and America/New_York, and the ratio of Berlin to UTC. A figure, never asserted in tests.
- * Alone: npx tsx benchmarks/dates.ts
  *
  * The dates span two days around a DST change in both zones (as a busy batch's reports do
  * around a change), with seconds and tenths varying, so a per-day cache must handle a change
@@ -10,10 +9,9 @@
 import { readWallTime } from '../nodes/shared/domain/dates';
 import { shapeReport } from '../nodes/shared/domain/reports';
 import type { RawReport } from '../nodes/shared/domain/responses';
-import { printFigure, type Figure } from './figures';
+import { inRounds, type Figure } from './figures';
 
 const REPORTS = 100_000;
-const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York'] as const;
 
 function reportsAround(day: string): RawReport[] {
 	const start = Date.parse(`${day}T00:00:00Z`) - 86_400_000;
@@ -36,33 +34,30 @@ function reportsAround(day: string): RawReport[] {
 	return reports;
 }
 
-function microsPerReport(reports: readonly RawReport[], zone: string): number {
-	const start = process.hrtime.bigint();
+function shapeAll(reports: readonly RawReport[], zone: string): void {
 	let sink = 0;
 	for (const report of reports) sink += shapeReport(report, zone).delivery_date?.length ?? 0;
-	const ns = Number(process.hrtime.bigint() - start);
 	if (sink === 0) throw new Error('nothing shaped');
-	return ns / 1000 / reports.length;
 }
 
-/** Berlin and New York against UTC, each zone measured in every run so a busy neighbour slows all alike. */
-export async function figures(runs = 5): Promise<Figure[]> {
+/** Berlin and New York against UTC, in rounds so a busy neighbour slows all alike. */
+export async function figures(): Promise<Figure[]> {
 	// 2026-10-25: Europe's fall back; 2026-03-08: New York's spring forward.
-	const data = { europe: reportsAround('2026-10-25'), america: reportsAround('2026-03-08') };
-	const results = new Map<string, number[]>(ZONES.map((zone) => [zone, []]));
-	for (let run = 0; run <= runs; run++) {
-		for (const zone of ZONES) {
-			const reports = zone === 'America/New_York' ? data.america : data.europe;
-			const micros = microsPerReport(reports, zone);
-			if (run > 0) results.get(zone)?.push(micros); // run 0 warms the zone's memo up
-		}
-	}
-	const utc = results.get('UTC') ?? [];
-	const against = (scenario: string, zone: string): Figure => ({
+	const europe = reportsAround('2026-10-25');
+	const america = reportsAround('2026-03-08');
+	// The warm-up round fills each zone's memo of offsets.
+	const timed = await inRounds({
+		UTC: () => shapeAll(europe, 'UTC'),
+		'Europe/Berlin': () => shapeAll(europe, 'Europe/Berlin'),
+		'America/New_York': () => shapeAll(america, 'America/New_York'),
+	});
+	const microsPerReport = (zone: keyof typeof timed) =>
+		timed[zone].figures.map((ms) => (ms * 1000) / REPORTS);
+	const against = (scenario: string, zone: keyof typeof timed): Figure => ({
 		scenario,
 		label: `shapeReport in ${zone} vs UTC, ${REPORTS.toLocaleString('en')} reports around DST`,
-		measured: results.get(zone) ?? [],
-		baseline: utc,
+		measured: microsPerReport(zone),
+		baseline: microsPerReport('UTC'),
 		unit: 'µs/report',
 	});
 	return [
@@ -70,5 +65,3 @@ export async function figures(runs = 5): Promise<Figure[]> {
 		against('shape_new_york_vs_utc', 'America/New_York'),
 	];
 }
-
-if (require.main === module) void figures().then((all) => all.forEach(printFigure));

@@ -1,16 +1,21 @@
 /**
- * What every benchmark reports: a scenario measured beside its baseline in the same run,
- * min and median of several runs, and their ratio. `npm run bench` prints these and, with
- * `--json FILE`, writes them as { "<scenario>": { ratio_median, ratio_min, ... } }.
+ * What every benchmark reports: a scenario measured beside its baseline in the same run, in
+ * interleaved rounds, and the median of the per-round ratios with their spread. `npm run bench`
+ * prints these and, with `--json FILE`, writes them as { "<scenario>": { ratio_median, ... } }.
+ *
+ * Why rounds: the baseline moves with the machine (GC state, a neighbour's load, CPU frequency)
+ * as much as the node does. Measured one after the other, each leg meets a different machine and
+ * their ratio wanders; measured in alternation, each round's two figures meet the same one, and
+ * the median of the round ratios is steady where a ratio of medians is not.
  */
 export interface Figure {
 	/** Key in the JSON file, e.g. status_json_100k. */
 	scenario: string;
 	/** One line for people: what was measured, and against what. */
 	label: string;
-	/** Milliseconds per run (or `unit` when it is not time). */
+	/** One figure per round: milliseconds, or `unit` when it is not time. */
 	measured: number[];
-	/** The same work done the plainest way, measured in the same run. */
+	/** The same work done the plainest way, one figure per round, index for index with measured. */
 	baseline?: number[];
 	unit?: string;
 	/** Further figures worth printing and keeping (e.g. seconds, bytes per report). */
@@ -20,23 +25,63 @@ export interface Figure {
 export interface Summary {
 	median: number;
 	min: number;
+	rounds: number;
 	baseline_median?: number;
-	baseline_min?: number;
+	/** The median of measured[i] / baseline[i]: the figure a target is judged by. */
 	ratio_median?: number;
-	ratio_min?: number;
+	ratio_low?: number;
+	ratio_high?: number;
 	[extra: string]: number | undefined;
 }
 
-/** Runs `work` `runs` times (after one warm-up run), returning milliseconds per run. */
-export async function timeRuns(runs: number, work: () => unknown): Promise<number[]> {
-	await work();
-	const times: number[] = [];
-	for (let run = 0; run < runs; run++) {
-		const start = process.hrtime.bigint();
-		await work();
-		times.push(Number(process.hrtime.bigint() - start) / 1e6);
+/** Rounds per scenario: at least 7, so that one disturbed round cannot move the median. */
+export const ROUNDS = Math.max(7, Number(process.env.BENCH_ROUNDS) || 7);
+
+export interface Timed {
+	/** Per round: wall time in milliseconds, or the figure the leg returned. */
+	figures: number[];
+	/** CPU time of the whole process per round (all threads, GC included), milliseconds. */
+	cpu: number[];
+}
+
+/**
+ * A leg of a round: its wall time is its figure, unless it measures itself (work around it not
+ * to be counted, or a figure that is not time) and returns that figure.
+ */
+export type Leg = () => unknown;
+
+/**
+ * Runs every leg once to warm up (not counted), then `rounds` rounds of every leg, the order
+ * rotating from round to round so that no leg always runs first or last. The heap is collected
+ * before each leg when node runs with --expose-gc (`npm run bench` does), so that no leg pays
+ * for the garbage of the one before.
+ */
+export async function inRounds<Name extends string>(
+	legs: Record<Name, Leg>,
+	rounds = ROUNDS,
+): Promise<Record<Name, Timed>> {
+	const names = Object.keys(legs) as Name[];
+	const timed = {} as Record<Name, Timed>;
+	for (const name of names) timed[name] = { figures: [], cpu: [] };
+	for (const name of names) await legs[name]();
+	for (let round = 0; round < rounds; round++) {
+		for (let i = 0; i < names.length; i++) {
+			const name = names[(round + i) % names.length];
+			await timeOnce(legs[name], timed[name]);
+		}
 	}
-	return times;
+	return timed;
+}
+
+async function timeOnce(leg: Leg, into: Timed): Promise<void> {
+	(globalThis as { gc?: () => void }).gc?.();
+	const cpuStart = process.cpuUsage();
+	const start = process.hrtime.bigint();
+	const own = await leg();
+	const wall = Number(process.hrtime.bigint() - start) / 1e6;
+	into.figures.push(typeof own === 'number' ? own : wall);
+	const cpu = process.cpuUsage(cpuStart);
+	into.cpu.push((cpu.user + cpu.system) / 1e3);
 }
 
 export function median(values: readonly number[]): number {
@@ -45,13 +90,23 @@ export function median(values: readonly number[]): number {
 	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+/** measured[i] / baseline[i] for every round. */
+export function roundRatios(measured: readonly number[], baseline: readonly number[]): number[] {
+	return measured.map((value, i) => value / baseline[i]);
+}
+
 export function summarise(figure: Figure): Summary {
-	const summary: Summary = { median: median(figure.measured), min: Math.min(...figure.measured) };
+	const summary: Summary = {
+		median: median(figure.measured),
+		min: Math.min(...figure.measured),
+		rounds: figure.measured.length,
+	};
 	if (figure.baseline) {
+		const ratios = roundRatios(figure.measured, figure.baseline);
 		summary.baseline_median = median(figure.baseline);
-		summary.baseline_min = Math.min(...figure.baseline);
-		summary.ratio_median = summary.median / summary.baseline_median;
-		summary.ratio_min = summary.min / summary.baseline_min;
+		summary.ratio_median = median(ratios);
+		summary.ratio_low = Math.min(...ratios);
+		summary.ratio_high = Math.max(...ratios);
 	}
 	return { ...summary, ...figure.extra };
 }
@@ -60,14 +115,13 @@ export function printFigure(figure: Figure): void {
 	const s = summarise(figure);
 	const unit = figure.unit ?? 'ms';
 	const value = (n: number) => `${n < 10 ? n.toFixed(2) : n.toFixed(0)} ${unit}`;
+	const ratio = (n: number | undefined) => `×${(n as number).toFixed(2)}`;
 	const against =
 		s.ratio_median === undefined
 			? ''
-			: `  baseline ${value(s.baseline_median as number)}  ×${s.ratio_median.toFixed(2)} (min ×${(s.ratio_min as number).toFixed(2)})`;
+			: `  baseline ${value(s.baseline_median as number)}  ${ratio(s.ratio_median)} (${s.rounds} rounds, ${ratio(s.ratio_low)}–${ratio(s.ratio_high)})`;
 	const extra = Object.entries(figure.extra ?? {})
 		.map(([key, n]) => `  ${key} ${Number.isInteger(n) ? n : n.toFixed(2)}`)
 		.join('');
-	console.log(
-		`${figure.label.padEnd(58)} median ${value(s.median)} min ${value(s.min)}${against}${extra}`,
-	);
+	console.log(`${figure.label.padEnd(58)} median ${value(s.median)}${against}${extra}`);
 }

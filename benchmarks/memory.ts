@@ -7,11 +7,9 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 
-import type { Figure } from './figures';
+import { inRounds, type Figure } from './figures';
 import { jsonAnswer, startReplay, xmlAnswer } from './replay';
 import { BATCH, REPORTS_100K } from './status';
-
-const RUNS = 3;
 
 export async function figures(): Promise<Figure[]> {
 	const replay = await startReplay();
@@ -19,20 +17,23 @@ export async function figures(): Promise<Figure[]> {
 	const xml = xmlAnswer(spec);
 	const json = jsonAnswer(spec);
 	try {
-		const peak = async (mode: 'engine' | 'raw') => {
-			replay.set(BATCH, mode === 'engine' ? xml : json);
-			const peaks: number[] = [];
-			for (let run = 0; run < RUNS; run++) peaks.push(await childPeakMb(mode, replay.baseUrl));
-			return peaks;
-		};
-		const measured = await peak('engine');
-		const baseline = await peak('raw');
+		// A fresh child for every leg; each returns its peak, in MB.
+		const peaks = await inRounds({
+			engine: () => {
+				replay.set(BATCH, xml);
+				return childPeakMb('engine', replay.baseUrl);
+			},
+			raw: () => {
+				replay.set(BATCH, json);
+				return childPeakMb('raw', replay.baseUrl);
+			},
+		});
 		return [
 			{
 				scenario: 'rss_status_xml_100k',
 				label: 'Peak RSS, Get Status 100,000 reports XML vs raw client',
-				measured,
-				baseline,
+				measured: peaks.engine.figures,
+				baseline: peaks.raw.figures,
 				unit: 'MB',
 			},
 		];

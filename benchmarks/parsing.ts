@@ -4,11 +4,10 @@
  * readStatusAnswer (parse + every field read once, dates included) against the same floor.
  * Wall time is what the figures compare; the process's CPU time (all threads, GC included) is
  * given beside it as `cpu_ratio_*`, steadier when the machine is shared.
- * Alone: npx tsx benchmarks/parsing.ts [runs]
  */
 import { parseBody } from '../nodes/shared/domain/body';
 import { readStatusAnswer } from '../nodes/shared/domain/responses';
-import { median, printFigure, type Figure } from './figures';
+import { inRounds, median, roundRatios, type Figure } from './figures';
 
 const REPORTS = 100_000;
 
@@ -36,61 +35,27 @@ function statusAnswerTexts(reports: number): { json: string; xml: string } {
 	};
 }
 
-interface Samples {
-	wall: number[];
-	cpu: number[];
-}
-
-function measure(work: () => unknown, into: Samples): void {
-	const cpuStart = process.cpuUsage();
-	const start = process.hrtime.bigint();
-	work();
-	into.wall.push(Number(process.hrtime.bigint() - start) / 1e6);
-	const cpu = process.cpuUsage(cpuStart);
-	into.cpu.push((cpu.user + cpu.system) / 1e3);
-}
-
-/** Interleaves the contenders in every run, so a busy neighbour slows them all alike. */
-export async function figures(runs = 5): Promise<Figure[]> {
+/** Every contender in every round, so a busy neighbour slows them all alike. */
+export async function figures(): Promise<Figure[]> {
 	const { json, xml } = statusAnswerTexts(REPORTS);
-	const contenders: Record<string, () => unknown> = {
+	const timed = await inRounds({
 		baseline: () => JSON.parse(json),
 		parse_json_100k: () => parseBody(json),
 		parse_xml_100k: () => parseBody(xml),
 		read_status_json_100k: () => readStatusAnswer(json),
 		read_status_xml_100k: () => readStatusAnswer(xml),
-	};
-	const samples = new Map(Object.keys(contenders).map((name) => [name, { wall: [], cpu: [] }]));
-	// One warm-up round, not counted: the first call compiles the code paths.
-	for (const work of Object.values(contenders)) work();
-	for (let run = 0; run < runs; run++) {
-		for (const [name, work] of Object.entries(contenders)) {
-			measure(work, samples.get(name) as Samples);
-		}
-	}
-	const baseline = samples.get('baseline') as Samples;
-	const figure = (scenario: string, label: string): Figure => {
-		const own = samples.get(scenario) as Samples;
-		return {
-			scenario,
-			label,
-			measured: own.wall,
-			baseline: baseline.wall,
-			extra: {
-				cpu_ratio_median: median(own.cpu) / median(baseline.cpu),
-				cpu_ratio_min: Math.min(...own.cpu) / Math.min(...baseline.cpu),
-			},
-		};
-	};
+	});
+	const figure = (scenario: Exclude<keyof typeof timed, 'baseline'>, label: string): Figure => ({
+		scenario,
+		label,
+		measured: timed[scenario].figures,
+		baseline: timed.baseline.figures,
+		extra: { cpu_ratio_median: median(roundRatios(timed[scenario].cpu, timed.baseline.cpu)) },
+	});
 	return [
 		figure('parse_json_100k', 'lossless JSON, 100,000 reports, vs JSON.parse'),
 		figure('parse_xml_100k', 'XML, 100,000 reports, vs JSON.parse of the same data'),
 		figure('read_status_json_100k', 'readStatusAnswer JSON (parse + fields) vs JSON.parse'),
 		figure('read_status_xml_100k', 'readStatusAnswer XML (parse + fields) vs JSON.parse'),
 	];
-}
-
-if (require.main === module) {
-	const runs = Math.max(3, Number(process.argv[2] ?? 5) || 5);
-	void figures(runs).then((all) => all.forEach(printFigure));
 }

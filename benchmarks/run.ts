@@ -1,8 +1,8 @@
 /**
- * npm run bench [-- --json FILE]: every benchmark of the project, each printed beside its
- * baseline measured in the same run (min and median of several runs, and the ratio). Speed
- * targets live here, never as timed assertions in tests. With --json, the figures are also
- * written as { "<scenario>": { ratio_median, ratio_min, median, min, ... } }.
+ * npm run bench [-- --json FILE] [-- --only MODULE]: every benchmark of the project, each
+ * measured in rounds beside its baseline (figures.ts says why) and printed with the median of the
+ * round ratios and their spread. Speed targets live here, never as timed assertions in tests.
+ * With --json, the figures are also written as { "<scenario>": { ratio_median, ... } }.
  *
  * Against a replay server (status.ts, memory.ts): the client alone. Against the sandbox with
  * latency (send.ts): the node as users run it.

@@ -6,7 +6,6 @@
  * For personalised items a third leg shows n8n's own floor: a node that does nothing but call
  * `httpRequestWithAuthentication` for each item, 8 at once (it opens a connection per request
  * and resolves the credential each time, which fetch does not).
- * Run alone: npx tsx benchmarks/send.ts [--quick]
  */
 import type {
 	IExecuteFunctions,
@@ -18,10 +17,9 @@ import type {
 import { outputOf, runWorkflow } from '../test/engine/harness';
 import { items, line, send, trigger } from '../test/bulkSms/workflow';
 import { startSandbox, type Sandbox } from '../sandbox/server';
-import { median, printFigure, type Figure } from './figures';
+import { inRounds, median, roundRatios, type Figure } from './figures';
 
 const LATENCY_MS = 20;
-const RUNS = 3;
 const USER = { username: 'demo', password: 'demo-password' };
 
 interface Request {
@@ -80,9 +78,9 @@ class HttpFloor implements INodeType {
 
 const numberOf = (i: number) => `4477${String(i).padStart(8, '0')}`;
 
-export async function figures(quick = false): Promise<Figure[]> {
+export async function figures(): Promise<Figure[]> {
 	const result: Figure[] = [];
-	for (const count of quick ? [1_000] : [1_000, 5_000]) {
+	for (const count of [1_000, 5_000]) {
 		result.push(await personalised(count));
 	}
 	for (const concurrency of [8, 1]) result.push(await destinations100k(concurrency));
@@ -132,9 +130,8 @@ async function destinations100k(concurrency: number): Promise<Figure> {
 }
 
 /**
- * Node and raw client runs, interleaved after one warm-up of each; each leg on a fresh
- * sandbox, so that the batches one leg left (100,000 messages a run) do not tax the next
- * one's GC.
+ * Node and raw client (and the floor node) in rounds, each leg on a fresh sandbox, so that the
+ * batches one leg left (100,000 messages a run) do not tax the next one's GC.
  */
 async function compare(
 	flow: Flow,
@@ -143,46 +140,39 @@ async function compare(
 	expectedItems: number,
 	floorFlow?: Flow,
 ): Promise<Omit<Figure, 'scenario' | 'label'>> {
-	const measured: number[] = [];
-	const baseline: number[] = [];
-	const floor: number[] = [];
-	for (let run = 0; run <= RUNS; run++) {
-		const raw = await onFreshSandbox((sandbox) => rawClient(sandbox, requests, concurrency));
-		const node = await onFreshSandbox((sandbox) => nodeRun(sandbox, flow, expectedItems));
-		const helper = floorFlow
-			? await onFreshSandbox((sandbox) => nodeRun(sandbox, floorFlow, expectedItems))
-			: 0;
-		if (run === 0) continue; // warm-up
-		baseline.push(raw);
-		measured.push(node);
-		floor.push(helper);
-	}
-	if (!floorFlow) return { measured, baseline };
-	const extra = {
-		n8n_helper_floor_median: median(floor),
-		floor_ratio_median: median(floor) / median(baseline),
-		node_vs_floor_median: median(measured) / median(floor),
+	const legs = {
+		raw: () => onFreshSandbox((sandbox) => rawClient(sandbox, requests, concurrency)),
+		node: () => onFreshSandbox((sandbox) => nodeRun(sandbox, flow, expectedItems)),
 	};
-	return { measured, baseline, extra };
+	if (!floorFlow) {
+		const timed = await inRounds(legs);
+		return { measured: timed.node.figures, baseline: timed.raw.figures };
+	}
+	const timed = await inRounds({
+		...legs,
+		floor: () => onFreshSandbox((sandbox) => nodeRun(sandbox, floorFlow, expectedItems)),
+	});
+	const extra = {
+		n8n_helper_floor_median: median(timed.floor.figures),
+		floor_ratio_median: median(roundRatios(timed.floor.figures, timed.raw.figures)),
+		node_vs_floor_median: median(roundRatios(timed.node.figures, timed.floor.figures)),
+	};
+	return { measured: timed.node.figures, baseline: timed.raw.figures, extra };
 }
 
-/** Milliseconds the work took, on a sandbox of its own (not counted). */
+/** Milliseconds the work took, on a sandbox of its own (its start and stop not counted). */
 async function onFreshSandbox(work: (sandbox: Sandbox) => Promise<unknown>): Promise<number> {
 	const sandbox = await startSandbox({
 		accounts: [{ ...USER, credits: 1e9 }],
 		faults: { latencyMs: LATENCY_MS },
 	});
 	try {
-		return await timed(() => work(sandbox));
+		const start = process.hrtime.bigint();
+		await work(sandbox);
+		return Number(process.hrtime.bigint() - start) / 1e6;
 	} finally {
 		await sandbox.stop();
 	}
-}
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-	const start = process.hrtime.bigint();
-	await work();
-	return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
 /** The floor: the same form posts with fetch, `concurrency` in flight, each answer read. */
@@ -218,17 +208,4 @@ async function nodeRun(sandbox: Sandbox, flow: Flow, expectedItems: number): Pro
 	if (accepted !== expectedItems) {
 		throw new Error(`node: ${accepted} of ${expectedItems} batches accepted`);
 	}
-}
-
-if (require.main === module) {
-	void figures(process.argv.includes('--quick'))
-		.then((all) => {
-			for (const figure of all) printFigure(figure);
-			const ratio = (f: Figure) => median(f.measured) / median(f.baseline ?? [1]);
-			console.log(all.map((f) => `${f.scenario} ×${ratio(f).toFixed(2)}`).join('\n'));
-		})
-		.catch((error: unknown) => {
-			console.error(error);
-			process.exitCode = 1;
-		});
 }

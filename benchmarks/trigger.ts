@@ -4,17 +4,14 @@
  * 10,000 watched batches (a personalised campaign, one batch per contact), each beside a raw
  * client that fetches the same answers at the same concurrency and JSON.parses them; and the
  * static data the trigger stores, in bytes per destination and per watched batch.
- *
- * Run alone: `npx tsx benchmarks/trigger.ts` (or through `npm run bench` once registered).
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { pollOnce } from '../test/engine/harness';
-import { printFigure, timeRuns, type Figure } from './figures';
+import { inRounds, median, type Figure } from './figures';
 import { jsonAnswer, startReplay, type Replay } from './replay';
 import { rawClient as rawGetStatus, replayCredentials, watchNode } from './status';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONCURRENCY = 8;
 /** Share of reports that became final between the baseline poll and the measured one. */
 const CHANGED = 0.8;
@@ -81,23 +78,25 @@ async function pollFigure(replay: Replay, campaign: Campaign): Promise<Figure> {
 
 	const expected = Math.round(campaign.reportsPerBatch * CHANGED) * campaign.batches;
 	let stateAfter = '';
-	const measured = await timeRuns(RUNS, async () => {
-		const staticData = JSON.parse(stateAllPending) as IDataObject;
-		const outcome = await pollOnce({ node, credentials, staticData, persisted: {} });
-		const emitted = outcome.result?.[0]?.length ?? 0;
-		if (emitted !== expected)
-			throw new Error(`bench: expected ${expected} emitted, got ${emitted}`);
-		stateAfter = JSON.stringify(staticData);
+	const timed = await inRounds({
+		poll: async () => {
+			const staticData = JSON.parse(stateAllPending) as IDataObject;
+			const outcome = await pollOnce({ node, credentials, staticData, persisted: {} });
+			const emitted = outcome.result?.[0]?.length ?? 0;
+			if (emitted !== expected)
+				throw new Error(`bench: expected ${expected} emitted, got ${emitted}`);
+			stateAfter = JSON.stringify(staticData);
+		},
+		raw: () => rawClient(replay, ids),
 	});
-	const baseline = await timeRuns(RUNS, () => rawClient(replay, ids));
 	const destinations = campaign.batches * campaign.reportsPerBatch;
 	return {
 		scenario: campaign.scenario,
 		label: `${campaign.label} vs raw fetch + JSON.parse (${CONCURRENCY} in flight)`,
-		measured,
-		baseline,
+		measured: timed.poll.figures,
+		baseline: timed.raw.figures,
 		extra: {
-			seconds: Math.min(...measured) / 1000,
+			seconds: median(timed.poll.figures) / 1000,
 			state_bytes_all_pending: stateAllPending.length,
 			state_bytes_after: stateAfter.length,
 			bytes_per_watched_batch_after: stateAfter.length / campaign.batches,
@@ -113,13 +112,4 @@ async function rawClient(replay: Pick<Replay, 'baseUrl'>, ids: readonly string[]
 		while (next < ids.length) await rawGetStatus(replay, ids[next++]);
 	};
 	await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-}
-
-if (require.main === module) {
-	void figures()
-		.then((list) => list.forEach(printFigure))
-		.catch((error: unknown) => {
-			console.error(error);
-			process.exitCode = 1;
-		});
 }
