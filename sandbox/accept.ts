@@ -1,5 +1,5 @@
 /**
- * Content negotiation by the Accept header. The seed names application/json and application/xml
+ * Content negotiation by the Accept header. The interface names application/json and application/xml
  * and leaves the absent header open: the sandbox answers JSON then (and for * / *), and 406 when
  * the client accepts neither.
  */

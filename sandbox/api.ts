@@ -1,5 +1,5 @@
 /**
- * The two operations of the seed (section 4) as plain functions over the store: the HTTP layer
+ * The two operations of the interface (docs/interface.md 4) as plain functions over the store: the HTTP layer
  * only authenticates, negotiates the format and writes what these return.
  */
 import { formatCompactDate, formatJsonDate, parseCompactDate } from './dates';
@@ -50,7 +50,7 @@ interface Validity {
 
 /** The validity asked for, or an error text. */
 function requestedValidity(raw: string | null, ctx: ApiContext): Validity | string {
-	// Seed 4.1 rule 4: omitted, the validity is 7 days.
+	// docs/interface.md 4.1, rule 4: omitted, the validity is 7 days.
 	if (raw === null || raw.trim() === '')
 		return { until: ctx.now + DEFAULT_VALIDITY_MS, given: false };
 	const at = parseCompactDate(raw.trim(), ctx.timeZone);
@@ -63,8 +63,8 @@ function requestedValidity(raw: string | null, ctx: ApiContext): Validity | stri
 
 function newMessage(msisdn: string, validity: Validity, ctx: ApiContext): Message {
 	const network = networkFor(msisdn, ctx.networks);
-	// Seed 4.1 rule 5 clamps a validity_period beyond the network's maximum; rule 4's default of
-	// 7 days is not a validity_period, so it stays 7 days (read literally, as the seed says).
+	// docs/interface.md 4.1, rule 5 clamps a validity_period beyond the network's maximum; rule 4's default of
+	// 7 days is not a validity_period, so it stays 7 days (read literally, as the interface says).
 	const max = ctx.now + network.maxValidityMs;
 	return {
 		msisdn,
@@ -120,7 +120,7 @@ export function send(account: Account, form: URLSearchParams, ctx: ApiContext): 
 		['accepted', true],
 		['batch_id', new RawNumber(batch.batchId)],
 		['batch_size', batch.messages.length],
-		// Seed 6.1: updates come as callbacks, which this account asked for with a callback URL.
+		// docs/interface.md 6.1: updates come as callbacks, which this account asked for with a callback URL.
 		['receive_updates', batch.callback !== undefined],
 		['remaining_credits', account.credits],
 	];
@@ -134,10 +134,10 @@ export function cancelSend(batch: Batch, store: Store): void {
 	if (account) account.credits += batch.creditsCharged;
 }
 
-/** A batch id is 1 to 19 digits (seed 2.2); anything else is a malformed request. */
+/** A batch id is 1 to 19 digits (docs/interface.md 2.2); anything else is a malformed request. */
 export const BATCH_ID = /^\d{1,19}$/;
 
-/** Report fields in the order of seed 2.3 (JSON) or of seed 4.2 rule 2 (XML). */
+/** Report fields in the order of docs/interface.md 2.3 (JSON) or of docs/interface.md 4.2, rule 2 (XML). */
 export function reportFields(
 	batch: Batch,
 	message: Message,
@@ -147,7 +147,7 @@ export function reportFields(
 	const state = stateAt(batch, message, ctx.now, ctx.finalAfterMs);
 	const date =
 		state.finalAt === undefined
-			? '' // no date yet while ENROUTE: the seed's delivery_date is the date it was finalised
+			? '' // no date yet while ENROUTE: the interface's delivery_date is the date it was finalised
 			: format === 'json'
 				? formatJsonDate(state.finalAt, ctx.timeZone)
 				: formatCompactDate(state.finalAt, ctx.timeZone);

@@ -1,6 +1,6 @@
 /**
- * Status callbacks: the seed says the service calls back when receive_updates is true (section
- * 6) and leaves everything else open, so this is the sandbox's own design (sandbox/README.md):
+ * Status callbacks: the interface says the service calls back when receive_updates is true
+ * (docs/interface.md 6) and leaves everything else open, so this is the sandbox's own design (sandbox/README.md):
  * each status change of a message of an account with a callback URL is POSTed there, in the
  * get_status form of the account's format, and retried with backoff until the receiver answers
  * 2xx (at least once). Faults (duplicates, reordering, delays) are drawn per callback.

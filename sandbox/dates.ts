@@ -1,5 +1,5 @@
 /**
- * Dates on the wire carry no time zone (seed 2.1, 2.3), so the sandbox declares one (default UTC)
+ * Dates on the wire carry no time zone (docs/interface.md 2.1, 2.3), so the sandbox declares one (default UTC)
  * and uses it both ways: to read validity_period and to write delivery_date.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Response bodies. Ids are carried as strings of digits and written into JSON as bare numbers of
- * full precision, as the seed says ("a JSON number"): a client that uses JSON.parse will see them
+ * full precision, as the interface says ("a JSON number"): a client that uses JSON.parse will see them
  * corrupted, which is the point.
  */
 import { XMLBuilder } from 'fast-xml-parser';
@@ -20,7 +20,7 @@ export class RawNumber {
 }
 
 export type Value = string | number | boolean | RawNumber;
-/** Ordered fields, because the seed lists them in an order and XML element order is visible. */
+/** Ordered fields, because the interface lists them in an order and XML element order is visible. */
 export type Fields = Array<[string, Value]>;
 
 function jsonValue(value: Value): string {
@@ -44,20 +44,20 @@ function xmlChildren(fields: Fields): Record<string, string> {
 	return out;
 }
 
-/** Send response: a flat JSON object, or XML root sms_send with one child per field (seed 4.1). */
+/** Send response: a flat JSON object, or XML root sms_send with one child per field (docs/interface.md 4.1). */
 export function renderSend(fields: Fields, format: Format): string {
 	if (format === 'json') return jsonObject(fields);
 	return PROLOG + builder.build({ sms_send: xmlChildren(fields) });
 }
 
-/** Status response: {reports:[...]}, or sms_get_status > reports > delivery_report* (seed 4.2). */
+/** Status response: {reports:[...]}, or sms_get_status > reports > delivery_report* (docs/interface.md 4.2). */
 export function renderStatus(reports: Fields[], format: Format): string {
 	if (format === 'json') return `{"reports":[${reports.map(jsonObject).join(',')}]}`;
 	const body = { sms_get_status: { reports: { delivery_report: reports.map(xmlChildren) } } };
 	return PROLOG + builder.build(body);
 }
 
-/** Error bodies (401, 400, 404, 429, ...) in the negotiated format; the seed leaves them open. */
+/** Error bodies (401, 400, 404, 429, ...) in the negotiated format; the interface leaves them open. */
 export function renderError(message: string, format: Format): string {
 	if (format === 'json') return jsonObject([['error', message]]);
 	return PROLOG + builder.build({ error: message });

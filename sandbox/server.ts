@@ -1,5 +1,5 @@
 /**
- * The sandbox HTTP server: the interface of seed/bulk-sms-interface.md on 127.0.0.1.
+ * The sandbox HTTP server: the interface of docs/interface.md on 127.0.0.1.
  * `startSandbox()` is what tests import; `cli.ts` wraps it for `npm run sandbox`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -56,7 +56,7 @@ export interface StoreSnapshot {
 export const FIRST_BATCH_ID = 9007199254740993n;
 export const FIRST_SESSION_ID = 18014398509481985n; // 2^54 + 1
 const ID_STEP = 2n;
-/** Seed 2.2: a batch_id has up to 19 digits. */
+/** docs/interface.md 2.2: a batch_id has up to 19 digits. */
 const MAX_BATCH_ID = 10n ** 19n - 1n;
 
 /**

@@ -1,4 +1,4 @@
-/** Seed 4.1 (send) and 5 (authentication), over HTTP. */
+/** docs/interface.md 4.1 (send) and 5 (authentication), over HTTP. */
 import type { Sandbox } from '../server';
 import { FIRST_BATCH_ID, startSandbox } from '../server';
 import {

@@ -1,4 +1,4 @@
-/** Seed 4.2 (get_status): both representations, both date formats, and the error answers. */
+/** docs/interface.md 4.2 (get_status): both representations, both date formats, and the error answers. */
 import type { Sandbox } from '../server';
 import { startSandbox } from '../server';
 import { getStatus, parseJsonLossless, parseXml, rawNumbers, sendOk } from './helpers';
