@@ -3,8 +3,9 @@
 const { execFileSync } = require('node:child_process');
 const { rmSync } = require('node:fs');
 const { dest, parallel, series, src } = require('gulp');
-const esbuild = require('esbuild');
-const pkg = require('./package.json');
+// The bundling step lives in scripts/bundle.ts (its metafile also lists what is bundled).
+require('tsx/cjs/api').register();
+const { buildBundle } = require('./scripts/bundle.ts');
 
 function clean(done) {
 	rmSync('dist', { recursive: true, force: true });
@@ -18,26 +19,8 @@ function typecheck(done) {
 	done();
 }
 
-/** The entries are the files package.json tells n8n to load: dist/x.js is built from x.ts. */
-function entryPoints() {
-	const built = [...pkg.n8n.credentials, ...pkg.n8n.nodes];
-	return built.map((file) => file.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
-}
-
 function bundle() {
-	return esbuild.build({
-		entryPoints: entryPoints(),
-		outdir: 'dist',
-		outbase: '.',
-		bundle: true,
-		platform: 'node',
-		target: 'node20',
-		format: 'cjs',
-		// n8n provides n8n-workflow; everything else goes into the bundle.
-		external: ['n8n-workflow'],
-		legalComments: 'inline',
-		logLevel: 'warning',
-	});
+	return buildBundle();
 }
 
 function copyAssets() {

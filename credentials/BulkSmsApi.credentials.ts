@@ -41,9 +41,20 @@ const RESPONSE_MESSAGES: Array<[number, string]> = [
 	],
 ];
 
-const CREDENTIAL_TEST_RULES: ICredentialTestRequest['rules'] = RESPONSE_MESSAGES.map(
-	([value, message]) => ({ type: 'responseCode', properties: { value, message } }),
-);
+/**
+ * The test follows no redirect (the interface never redirects, and n8n would send the
+ * credentials along to any origin). n8n's tester shows a rule's message as it is, so unlike
+ * the nodes' errors it cannot name the address the redirect gave.
+ */
+const REDIRECT_MESSAGES: Array<[number, string]> = [301, 302, 303, 307, 308].map((status) => [
+	status,
+	`The Base URL redirects elsewhere (HTTP ${status}): the test did not follow it, as the Bulk SMS service never redirects, so the credentials were not sent there. Set the Base URL to the service's own address (the one it redirects to, if that is your provider's)`,
+]);
+
+const CREDENTIAL_TEST_RULES: ICredentialTestRequest['rules'] = [
+	...REDIRECT_MESSAGES,
+	...RESPONSE_MESSAGES,
+].map(([value, message]) => ({ type: 'responseCode', properties: { value, message } }));
 
 export class BulkSmsApi implements ICredentialType {
 	name = 'bulkSmsApi';
@@ -115,6 +126,8 @@ export class BulkSmsApi implements ICredentialType {
 			method: 'POST',
 			headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
 			body: 'destination=&message=',
+			// Honoured by n8n's HTTP helper since 1.x: a 3xx comes back as a failed answer.
+			disableFollowRedirect: true,
 		},
 		rules: CREDENTIAL_TEST_RULES,
 	};

@@ -3,7 +3,9 @@
  * form open (seed 6.2), so every form a provider plausibly sends is read, each with the same
  * reader of one delivery report as Get Status (ids exact, the date read once).
  */
-import { BodyError, readBody, REPORT_FIELDS } from '../shared/domain/body';
+import { readBody } from '../shared/domain/body';
+import { BodyError } from '../shared/domain/bodyError';
+import { REPORT_FIELDS } from '../shared/domain/fields';
 import {
 	readDeliveryReport,
 	readStatusResponse,

@@ -9,15 +9,14 @@ import {
 	advance,
 	batchesToPoll,
 	MAX_WATCHED_BATCHES,
-	readState,
 	type BatchFinished,
 	type EmitMode,
 	type FailureKind,
 	type ReportEmission,
 	type WatchOptions,
-	type WatchState,
 	wanted,
 } from '../shared/domain/watch';
+import { readState, type WatchState } from '../shared/domain/watchState';
 import { asNodeError } from '../shared/items';
 import {
 	fetchReports,

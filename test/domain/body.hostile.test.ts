@@ -3,12 +3,9 @@
  * overflowing the stack, in time and memory proportional to its size (these tests would hang
  * or crash otherwise; nothing here is timed).
  */
-import {
-	BodyError,
-	MAX_NESTING,
-	parseJsonLossless,
-	readBody,
-} from '../../nodes/shared/domain/body';
+import { readBody } from '../../nodes/shared/domain/body';
+import { BodyError, MAX_NESTING } from '../../nodes/shared/domain/bodyError';
+import { parseJsonLossless } from '../../nodes/shared/domain/jsonLossless';
 import {
 	readSendAnswer,
 	readStatusAnswer,

@@ -1,19 +1,17 @@
 /**
  * Property and differential tests of body parsing, seeded and bounded (fast-check).
- * - lossless JSON agrees with JSON.parse on every document without unsafe integers, and keeps
- *   every integer literal beyond 2^53 as its exact digits, wherever it stands;
- * - the flat XML scanner agrees with the validated fast-xml-parser path on every answer it
- *   takes, and takes every plain answer of the service's shape.
+ * - lossless JSON (jsonLossless.ts) agrees with JSON.parse on every document without unsafe
+ *   integers, and keeps every integer literal beyond 2^53 as its exact digits, wherever it stands;
+ * - the flat XML scanner (xmlFlat.ts) agrees with the validated fast-xml-parser path
+ *   (xmlGeneral.ts) on every answer it takes, and takes every plain answer of the service's shape.
  */
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 
-import {
-	parseJsonLossless,
-	parseXmlDocument,
-	readFlatXml,
-	readXmlGeneral,
-} from '../../nodes/shared/domain/body';
+import { parseXmlDocument } from '../../nodes/shared/domain/body';
+import { parseJsonLossless } from '../../nodes/shared/domain/jsonLossless';
+import { readFlatXml } from '../../nodes/shared/domain/xmlFlat';
+import { readXmlGeneral } from '../../nodes/shared/domain/xmlGeneral';
 
 const SEED = 20261123;
 

@@ -1,9 +1,6 @@
-import {
-	BodyError,
-	parseBody,
-	parseJsonLossless,
-	parseXmlDocument,
-} from '../../nodes/shared/domain/body';
+import { parseBody, parseXmlDocument } from '../../nodes/shared/domain/body';
+import { BodyError } from '../../nodes/shared/domain/bodyError';
+import { parseJsonLossless } from '../../nodes/shared/domain/jsonLossless';
 
 describe('parseBody: JSON is lossless', () => {
 	it.each([

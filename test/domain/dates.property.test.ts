@@ -1,7 +1,7 @@
 /**
- * The fast zone arithmetic (offsets remembered per UTC day) against Intl asked directly, on
- * generated instants and wall times across zones, many of them within hours of a DST change;
- * and round trips between the service's two date forms. Seeded and bounded.
+ * The fast zone arithmetic (zoneOffsets.ts: offsets remembered per UTC day) against Intl asked
+ * directly, on generated instants and wall times across zones, many of them within hours of a
+ * DST change; and round trips between the service's two date forms. Seeded and bounded.
  */
 import fc from 'fast-check';
 import {

@@ -1,9 +1,9 @@
 import {
 	formatValidity,
-	isValidTimeZone,
 	parseDeliveryDate,
 	zonedWallClockToInstant,
 } from '../../nodes/shared/domain/dates';
+import { isValidTimeZone } from '../../nodes/shared/domain/zoneOffsets';
 
 describe('isValidTimeZone', () => {
 	it.each([

@@ -4,7 +4,7 @@
  * expression that ran out of backtracking stack.
  */
 import { readStatusAnswer, readSendAnswer } from '../../nodes/shared/domain/responses';
-import { knownCount, readState } from '../../nodes/shared/domain/watch';
+import { knownCount, readState } from '../../nodes/shared/domain/watchState';
 
 const MANY_DIGITS = '7'.repeat(20_000_000);
 

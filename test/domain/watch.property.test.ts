@@ -9,13 +9,12 @@ import fc from 'fast-check';
 import {
 	advance,
 	batchesToPoll,
-	emptyState,
 	type EmitMode,
 	type FailureKind,
 	type StatusReport,
 	type WatchOptions,
-	type WatchState,
 } from '../../nodes/shared/domain/watch';
+import { emptyState, type WatchState } from '../../nodes/shared/domain/watchState';
 
 const FINALS = ['DELIVRD', 'UNDELIV', 'REJECTD', 'EXPIRED', 'ACCEPTD', 'DELETED', 'UNKNOWN'];
 const BATCHES = ['1000000000000000001', '9007199254740993'];

@@ -1,21 +1,25 @@
 import {
 	advance,
 	batchesToPoll,
-	decodeNumbers,
-	decodeRuns,
-	emptyState,
-	encodeNumbers,
-	encodeRuns,
 	failureIsDue,
-	knownCount,
 	MAX_WATCHED_BATCHES,
-	pendingOf,
-	readState,
 	type FailureKind,
 	type StatusReport,
 	type WatchOptions,
-	type WatchState,
 } from '../../nodes/shared/domain/watch';
+import {
+	decodeNumbers,
+	decodeRuns,
+	encodeNumbers,
+	encodeRuns,
+} from '../../nodes/shared/domain/watchCodec';
+import {
+	emptyState,
+	knownCount,
+	pendingOf,
+	readState,
+	type WatchState,
+} from '../../nodes/shared/domain/watchState';
 import { seeded } from '../seeded';
 
 // ---------------------------------------------------------------- helpers

@@ -15,7 +15,8 @@ import { buildAdditionalData, type EngineOptions } from './workflow';
  * (packages/cli/src/services/credentials-tester.service.ts, testCredentials) does: the
  * request becomes the routing of a temporary NoOp node, run by n8n-core's RoutingNode with
  * the decrypted data (defaults applied), so `authenticate` and `httpRequestWithAuthentication`
- * are the real ones. The verdict mirrors the tester's:
+ * are the real ones, and every key of `test.request` reaches n8n's HTTP helper as RoutingNode
+ * copies it (`disableFollowRedirect` included). The verdict mirrors the tester's:
  * - the request throws and `error.cause.response` exists: the first `responseCode` rule
  *   whose value equals the status gives the message; otherwise a status outside 199..299
  *   gives the response's status text, or "Received HTTP status code: N" without one;

@@ -32,11 +32,17 @@ const reporter = (call: Reporter['call']): Reporter => ({
 	node,
 	call,
 	shownBaseUrl: 'https://sms.example.com',
+	path: call.kind === 'send' ? '/api/sms/send' : '/api/sms/get_status',
 	secrets,
 });
 const SEND = reporter({ kind: 'send' });
 const READ = reporter({ kind: 'status', batchId: '123' });
 const echo = `{"error":"denied for ${encodeURIComponent(PASSWORD)}"}`;
+const redirect = (statusCode: number, location?: string) => ({
+	statusCode,
+	body: echo,
+	headers: location === undefined ? {} : { location },
+});
 
 describe('each failure, for a send and for a read', () => {
 	it.each<[string, (r: Reporter) => NodeApiError, string, boolean]>([
@@ -64,6 +70,18 @@ describe('each failure, for a send and for a read', () => {
 			(r) => statusFailure(r, { statusCode: 503, body: echo }),
 			'The service failed (HTTP 503)',
 			false,
+		],
+		[
+			'a 301 to another origin',
+			(r) => statusFailure(r, redirect(301, 'https://other.example/api/sms/send')),
+			'The Base URL redirects to https://other.example (HTTP 301): not followed',
+			false,
+		],
+		[
+			'a 303 (it may answer a send carried out)',
+			(r) => statusFailure(r, redirect(303, 'https://other.example/done')),
+			'The Base URL redirects to https://other.example (HTTP 303): not followed',
+			true,
 		],
 		[
 			'418',
@@ -137,6 +155,36 @@ describe('each failure, for a send and for a read', () => {
 			'Set it to the service address, e.g. https://sms.example.com (got "ftp://***@sms.example.com").',
 		);
 	});
+});
+
+describe('a redirect names the address it gave, and nothing else of it', () => {
+	it.each([
+		// Location, for a send to https://sms.example.com, the address shown
+		['https://u:pw@other.example:8443/api/sms/send?token=t#f', 'https://other.example:8443'],
+		['https://other.example/v2/api/sms/send', 'https://other.example/v2'],
+		['/v2/api/sms/send?session=s', 'https://sms.example.com/v2'],
+		['http://other.example/login?next=/api/sms/send', 'http://other.example'],
+		[`https://${'x'.repeat(120)}.example/`, `https://${'x'.repeat(92)}…`],
+	])('%s: %s', (location, shown) => {
+		const error = statusFailure(SEND, redirect(302, location));
+		expect(error.message).toBe(
+			`The Base URL redirects to ${shown} (HTTP 302): not followed, so the send's outcome is unknown`,
+		);
+		expect(error.description).toContain(`If ${shown} is your provider's service address`);
+	});
+
+	it.each([undefined, '', 'javascript:alert(1)', 'http://[bad'])(
+		'a Location %p is no address to suggest',
+		(location) => {
+			const error = statusFailure(READ, redirect(307, location));
+			expect(error.message).toBe(
+				'The Base URL redirects (HTTP 307) without a usable address: not followed',
+			);
+			expect(error.description).toBe(
+				"The Bulk SMS service never redirects. Check the Base URL in the Bulk SMS credential (now https://sms.example.com): it must be the service's own address.",
+			);
+		},
+	);
 });
 
 describe("the service's reason for refusing a send", () => {

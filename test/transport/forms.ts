@@ -11,6 +11,14 @@ export function passwordForms(username: string, password: string): Array<[string
 		[...password].map((char) => escape(char) ?? char).join('');
 	const json = JSON.stringify(password).slice(1, -1);
 	const base64 = Buffer.from(`${username}:${password}`).toString('base64');
+	const hexBytes = Buffer.from(password, 'utf8').toString('hex');
+	/** The password in the form `encode` gives, broken in the middle by `lineBreak`. */
+	const broken = (lineBreak: string, encode = (text: string) => text) => {
+		const middle = Math.floor(password.length / 2);
+		return `${encode(password.slice(0, middle))}${lineBreak}${encode(password.slice(middle))}`;
+	};
+	const jsonOf = (text: string) => JSON.stringify(text).slice(1, -1);
+	const formOf = (text: string) => new URLSearchParams({ p: text }).toString().slice(2);
 	return [
 		['raw', password],
 		['URL-encoded (encodeURIComponent)', encodeURIComponent(password)],
@@ -61,5 +69,13 @@ export function passwordForms(username: string, password: string): Array<[string
 		['base64 of user:password', base64],
 		['base64url of user:password', Buffer.from(`${username}:${password}`).toString('base64url')],
 		['base64 of user:password, JSON-escaped (PHP)', base64.replace(/\//g, '\\/')],
+		['hex of its UTF-8 bytes, lower-case', hexBytes],
+		['hex of its UTF-8 bytes, upper-case', hexBytes.toUpperCase()],
+		['broken by a line break', broken('\n')],
+		['broken by CRLF and an indent', broken('\r\n  ')],
+		['JSON-escaped, broken by \\n', broken('\\n', jsonOf)],
+		['JSON-escaped, broken by \\r\\n and an indent', broken('\\r\\n\\t', jsonOf)],
+		['form-encoded, broken by %0D%0A', broken('%0D%0A', formOf)],
+		['hex, broken by a line break', `${hexBytes.slice(0, 16)}\n${hexBytes.slice(16)}`],
 	];
 }

@@ -15,9 +15,10 @@ import {
 	type Socket,
 } from 'node:net';
 
-import { errorOf, outputOf, pollOnce, runWorkflow, BULK_SMS_TRIGGER } from '../engine/harness';
+import { errorOf, outputOf, pollOnce, runWorkflow } from '../engine/harness';
 import { overrideTransportLimits } from '../../nodes/shared/transport';
 import { getStatus, line, send, trigger } from '../bulkSms/workflow';
+import { triggerNode } from '../trigger/helpers';
 
 const credentials = (baseUrl: string) => ({
 	bulkSmsApi: { baseUrl, username: 'demo', password: 'demo-password', timeZone: 'UTC' },
@@ -146,15 +147,6 @@ const sendOne = (continueOnFail = false) =>
 	);
 const getOne = () => line(trigger(), getStatus({ batchId: '123' }));
 
-const triggerNode = {
-	id: 'trigger',
-	name: 'Bulk SMS Trigger',
-	type: BULK_SMS_TRIGGER,
-	typeVersion: 1,
-	position: [0, 0] as [number, number],
-	parameters: { batchIds: '123', emit: 'changes', emitExisting: true, options: {} },
-};
-
 let restore: () => void;
 let peer: Peer | undefined;
 afterEach(async () => {
@@ -209,7 +201,7 @@ describe('a request takes at most the total time, its answer included', () => {
 		const staticData = {};
 		const persisted = {};
 		const spec = {
-			node: triggerNode,
+			node: triggerNode({ batchIds: '123', emit: 'changes', emitExisting: true }),
 			credentials: credentials(peer.baseUrl),
 			staticData,
 			persisted,

@@ -57,6 +57,22 @@ describe('blankSecrets', () => {
 		expect(blankSecrets('a\\x2/b', hexed)).toBe('a\\x2/b');
 	});
 
+	it('reads a line break as nothing only inside the secret: the text around it stays', () => {
+		expect(blankSecrets(`a\n${PASSWORD}\r\n b`, SECRETS)).toBe('a\n***\r\n b');
+		expect(blankSecrets('pw Secret\n\nother', SECRETS)).toBe('pw Secret\n\nother');
+		// An indent is read as nothing only after a line break, not as a space of its own.
+		const word = secretsOf({ password: 'password' });
+		expect(blankSecrets('pass word, pass\n  word', word)).toBe('pass word, ***');
+	});
+
+	it('looks for hex of four bytes or more, anywhere, and not for shorter hex', () => {
+		const pass = secretsOf({ password: 'pass' });
+		expect(blankSecrets('id 0x70617373, 170617373a, 7061737', pass)).toBe(
+			'id 0x***, 1***a, 7061737',
+		);
+		expect(blankSecrets('616263 credits', secretsOf({ password: 'abc' }))).toBe('616263 credits');
+	});
+
 	it('blanks nothing without a password', () => {
 		expect(secretsOf({ username: 'alice', password: '' })).toEqual([]);
 		expect(blankSecrets('alice:', [])).toBe('alice:');

@@ -10,7 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { sendDirect } from '../../sandbox/client';
 import type { Sandbox } from '../../sandbox/server';
-import { readState } from '../../nodes/shared/domain/watch';
+import { readState } from '../../nodes/shared/domain/watchState';
 import { overrideTransportLimits } from '../../nodes/shared/transport';
 import { seeded } from '../seeded';
 import {

@@ -116,7 +116,8 @@ export interface TriggerParameters {
 	format?: 'json' | 'xml';
 }
 
-function triggerNode(p: TriggerParameters): INode {
+/** The Bulk SMS Trigger node with these parameters (the others at their defaults). */
+export function triggerNode(p: TriggerParameters): INode {
 	const options: INodeParameters = {};
 	if (p.statuses) options.statuses = p.statuses;
 	if (p.format) options.format = p.format;

@@ -5,7 +5,7 @@
  */
 import { sendDirect } from '../../sandbox/client';
 import type { Sandbox } from '../../sandbox/server';
-import { knownCount, pendingOf, readState } from '../../nodes/shared/domain/watch';
+import { knownCount, pendingOf, readState } from '../../nodes/shared/domain/watchState';
 import { overrideTransportLimits } from '../../nodes/shared/transport';
 import {
 	changes,

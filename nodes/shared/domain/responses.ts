@@ -3,8 +3,10 @@
  * text and JSON gives numbers and booleans, so each reader accepts both spellings.
  */
 import { batchIdDigits, BATCH_ID_MAX_DIGITS, idDigits, type IdFault } from './batchId';
-import { BodyError, readBody } from './body';
-import { readWallTime, type WallTime } from './dates';
+import { readBody } from './body';
+import { BodyError } from './bodyError';
+import { readWallTime } from './dates';
+import type { WallTime } from './wallClock';
 import { attempt, isRecord } from './values';
 
 /** The body parsed but does not have the shape the interface describes. */

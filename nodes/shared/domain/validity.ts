@@ -4,8 +4,8 @@ import {
 	toIsoWithOffset,
 	whatIsImpossible,
 	zonedWallClockToInstant,
-	type WallClock,
 } from './dates';
+import type { WallClock } from './wallClock';
 import { excerpt } from './values';
 
 /** How long the service should keep trying to deliver a message. */

@@ -2,10 +2,11 @@
  * Every failure the transport reports, worded once: what happened and what to do. Each
  * error is built by `failure`, which blanks the account's secrets out of every text it holds.
  */
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { describeDuration, describeSize } from './limits';
+import { redirectTarget } from './redirect';
 import { blankSecrets, withoutUserinfo } from './secrets';
 
 /**
@@ -23,6 +24,8 @@ export interface Reporter {
 	call: { kind: 'send' } | { kind: 'status'; batchId: string };
 	/** The Base URL as it may be shown: without a user:password part. */
 	shownBaseUrl: string;
+	/** The path of the request under the Base URL, e.g. /api/sms/send. */
+	path: string;
 	secrets: readonly string[];
 }
 
@@ -30,6 +33,7 @@ export interface Reporter {
 export interface QuotedAnswer {
 	statusCode: number;
 	body: string;
+	headers?: IDataObject;
 }
 
 interface Wording {
@@ -41,9 +45,14 @@ const UNKNOWN_OUTCOME =
 	'The service may or may not have accepted the batch, so it was not sent again. Check your message log or the service before resending these destinations.';
 const BASE_URL_HINT = 'the Base URL must be the Bulk SMS service address, without /api/sms';
 
-/** 429 and 503 are answered before any work; 4xx refuse the request. Other answers may come after. */
+/**
+ * 429 and 503 are answered before any work; 4xx refuse the request; 301, 307 and 308 say the
+ * request belongs elsewhere. 2xx, other 5xx, and 302 and 303 may come after the work: a 303
+ * may answer a request carried out ("post, redirect, get"), and frameworks send 302 for it.
+ */
 function mayHaveBeenTaken(status: number): boolean {
-	return status >= 500 ? status !== 503 : status >= 200 && status < 300;
+	if (status >= 500) return status !== 503;
+	return (status >= 200 && status < 300) || status === 302 || status === 303;
 }
 
 /** The one place an error leaves the transport: every text blanked, the right class chosen. */
@@ -73,14 +82,16 @@ function failure(
 export function statusFailure(r: Reporter, answer: QuotedAnswer): NodeApiError {
 	const status = answer.statusCode;
 	const quoted = excerpt(answer.body, r.secrets);
-	return failure(r, statusWording(r, status, quoted), {
+	return failure(r, statusWording(r, answer, quoted), {
 		outcomeUnknown: mayHaveBeenTaken(status),
 		statusCode: status,
 		context: { status, excerpt: quoted },
 	});
 }
 
-function statusWording(r: Reporter, status: number, quoted: string): Wording {
+function statusWording(r: Reporter, answer: QuotedAnswer, quoted: string): Wording {
+	const status = answer.statusCode;
+	if (status >= 300 && status < 400) return redirectWording(r, status, answer.headers?.location);
 	if (status === 401 || status === 403) {
 		return {
 			message: `The service refused the credentials (HTTP ${status})`,
@@ -103,6 +114,29 @@ function statusWording(r: Reporter, status: number, quoted: string): Wording {
 	return { message: `The service answered HTTP ${status}`, description: `It answered: ${quoted}` };
 }
 
+/**
+ * A 3xx, never followed (the interface never redirects): where it pointed, and that the
+ * credentials stayed. For a send a 302 or 303 leaves the outcome unknown (see mayHaveBeenTaken).
+ */
+function redirectWording(r: Reporter, status: number, location: unknown): Wording {
+	const target = redirectTarget(location, r.shownBaseUrl, r.path);
+	const unknown = r.call.kind === 'send' && mayHaveBeenTaken(status);
+	const outcome = unknown ? ", so the send's outcome is unknown" : '';
+	const why = unknown
+		? `A ${status} can answer a request the server has carried out. ${UNKNOWN_OUTCOME} `
+		: '';
+	if (target === undefined) {
+		return {
+			message: `The Base URL redirects (HTTP ${status}) without a usable address: not followed${outcome}`,
+			description: `${why}The Bulk SMS service never redirects. Check the Base URL in the Bulk SMS credential (now ${r.shownBaseUrl}): it must be the service's own address.`,
+		};
+	}
+	return {
+		message: `The Base URL redirects to ${target} (HTTP ${status}): not followed${outcome}`,
+		description: `${why}The Bulk SMS service never redirects, so neither the request nor the credentials were sent there. If ${target} is your provider's service address, set the Base URL in the Bulk SMS credential to it (now ${r.shownBaseUrl}).`,
+	};
+}
+
 /** A 404 means an unknown batch, or a Base URL that is not the service: say both. */
 function notFoundWording(r: Reporter): Wording {
 	if (r.call.kind === 'status') {
@@ -112,7 +146,7 @@ function notFoundWording(r: Reporter): Wording {
 		};
 	}
 	return {
-		message: `Nothing answers at ${r.shownBaseUrl}/api/sms/send (HTTP 404): ${BASE_URL_HINT}`,
+		message: `Nothing answers at ${r.shownBaseUrl}${r.path} (HTTP 404): ${BASE_URL_HINT}`,
 		description: 'Correct the Base URL in the Bulk SMS credential, e.g. https://sms.example.com.',
 	};
 }

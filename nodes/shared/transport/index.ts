@@ -148,7 +148,7 @@ export async function fetchReports(
 	return read(reporter, answer, readStatusAnswer);
 }
 
-type HttpCall = Pick<IHttpRequestOptions, 'method' | 'url' | 'qs' | 'body' | 'headers'>;
+type HttpCall = Pick<IHttpRequestOptions, 'method' | 'qs' | 'body' | 'headers'> & { url: string };
 
 /** One call with its retries; the credential is read once, and every failure is worded. */
 async function call(
@@ -164,6 +164,7 @@ async function call(
 		itemIndex: options.itemIndex,
 		call: kind,
 		shownBaseUrl: withoutUserinfo(baseUrl),
+		path: http.url,
 		secrets: secretsOf(credentials),
 	};
 	const limits = limitsFor(options.limits);
@@ -181,7 +182,12 @@ async function call(
 	return { answer, reporter };
 }
 
-/** Every status is read here (not thrown by n8n), as text in the format asked for. */
+/**
+ * Every status is read here (not thrown by n8n), as text in the format asked for. No redirect
+ * is followed: the interface never redirects, and n8n would follow one with the account's
+ * credentials to any origin it names (it sends them across origins by default), re-post a send
+ * there, or turn it into a GET whose answer would pass for the send's.
+ */
 function requestFor(
 	http: HttpCall,
 	baseUrl: string,
@@ -195,6 +201,7 @@ function requestFor(
 		json: false,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
+		disableFollowRedirect: true,
 		// n8n's idle timeout; the total time is bounded in requestOnce.
 		timeout: limits.totalMs,
 	};

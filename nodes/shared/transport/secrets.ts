@@ -8,7 +8,9 @@
  * each written either as itself or as one escape, and every position offers each reading it
  * allows (`+` is a plus or a space; `%41` is "%41" or "A"). The secret is looked for along
  * every reading, so any per-character escaping below, however mixed, in any case, is found.
- * What is not per-character (base64 of user:password, the Basic token) is generated instead.
+ * A line break between two characters (a gateway wrapping a long line), raw or escaped, and the
+ * indent after it, read as nothing. What is not per-character (base64 of user:password, the
+ * Basic token, the hex of the password's bytes) is generated instead.
  */
 
 const BLANK = '***';
@@ -22,9 +24,17 @@ export interface AccountSecrets {
 }
 
 /**
+ * Hex of fewer bytes is too short to tell from ordinary numbers: "31323334" could be a count,
+ * "3132" a year. Four bytes give eight digits, as unlikely by chance as an eight-character
+ * password; a password shorter than that is not looked for in hex.
+ */
+const MIN_HEX_BYTES = 4;
+
+/**
  * The texts that must never leave: the password (any escaping of it is found by reading),
- * the password of a `user:password@` Base URL, and the base64 forms of `user:password`
- * (standard and URL-safe; without padding, so a padded token is blanked too).
+ * the password of a `user:password@` Base URL, the base64 forms of `user:password`
+ * (standard and URL-safe; without padding, so a padded token is blanked too), and the hex of
+ * the password's bytes in either case (the hex of `user:password` holds it).
  */
 export function secretsOf({ username, password, baseUrl }: AccountSecrets): string[] {
 	const secrets = new Set<string>();
@@ -35,6 +45,11 @@ export function secretsOf({ username, password, baseUrl }: AccountSecrets): stri
 			const base64 = Buffer.from(plain, 'utf8').toString('base64').replace(/=+$/, '');
 			secrets.add(base64);
 			secrets.add(base64.replace(/\+/g, '-').replace(/\//g, '_'));
+		}
+		const bytes = Buffer.from(secret, 'utf8');
+		if (bytes.length >= MIN_HEX_BYTES) {
+			secrets.add(bytes.toString('hex'));
+			secrets.add(bytes.toString('hex').toUpperCase());
 		}
 	}
 	const urlPassword = userinfoPassword(String(baseUrl ?? ''));
@@ -96,27 +111,39 @@ const AMPERSAND = 0x26;
 
 /**
  * Where the longest reading of `secret` that starts at `start` ends, or -1. A search over
- * (position in text, characters of the secret matched), each state visited once.
+ * (position in text, characters of the secret matched, inside a line break), each state
+ * visited once. Once a character is matched, a line break (CR or LF in any reading) reads as
+ * nothing, and so do the spaces and tabs after it.
  */
 function readingEnd(text: string, start: number, secret: string): number {
 	let end = -1;
 	const seen = new Set<number>();
-	const pending: Array<[number, number]> = [[start, 0]];
+	const pending: Array<[number, number, boolean]> = [[start, 0, false]];
+	const visit = (at: number, matched: number, inBreak: boolean) => {
+		const state = (at * (secret.length + 1) + matched) * 2 + (inBreak ? 1 : 0);
+		if (seen.has(state)) return;
+		seen.add(state);
+		pending.push([at, matched, inBreak]);
+	};
 	for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-		const [at, matched] = next;
+		const [at, matched, inBreak] = next;
 		for (const [length, read] of readingsAt(text, at)) {
-			if (!secret.startsWith(read, matched)) continue;
 			const to = at + length;
-			const now = matched + read.length;
-			if (now === secret.length) end = Math.max(end, to);
-			else if (!seen.has(to * (secret.length + 1) + now)) {
-				seen.add(to * (secret.length + 1) + now);
-				pending.push([to, now]);
+			if (secret.startsWith(read, matched)) {
+				const now = matched + read.length;
+				if (now === secret.length) end = Math.max(end, to);
+				else visit(to, now, false);
+			}
+			if (matched > 0 && (LINE_BREAK.has(read) || (inBreak && INDENT.has(read)))) {
+				visit(to, matched, true);
 			}
 		}
 	}
 	return end;
 }
+
+const LINE_BREAK = new Set(['\n', '\r']);
+const INDENT = new Set([' ', '\t']);
 
 type Reading = [length: number, read: string];
 

@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
 
-import { isValidTimeZone } from '../domain/dates';
+import { isValidTimeZone } from '../domain/zoneOffsets';
 import { badBaseUrl, unknownTimeZone } from './errors';
 import { secretsOf } from './secrets';
 
