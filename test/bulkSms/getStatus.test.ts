@@ -194,7 +194,7 @@ describe('Get Status', () => {
 
 	it.each([
 		['not digits', 'abc', /"abc" is not a batch ID/],
-		['empty', '', /Batch ID is empty/],
+		['empty', '', /^No batch ID to read for this item$/],
 		['a number past 2^53', 9007199254740993, /arrived as a number and may have lost digits/],
 	])('refuses a batch id that is %s before any request', async (_, batchId, message) => {
 		const run = await statusOf(batchId);

@@ -263,3 +263,102 @@ describe('One Item per Destination: every row has the same columns', () => {
 		expect(output[2].json.service_error).toMatch(/insufficient credits/);
 	});
 });
+
+describe("Get Delivery Status takes Send's output as it is", () => {
+	/** Contacts → Send → Get Status with its defaults (Batch IDs too) and these parameters. */
+	const followed = (
+		statusParameters: INodeParameters = {},
+		sendOptions: INodeParameters = {},
+		onError?: Partial<INode>,
+	) => {
+		const spec = campaign(sendOptions, onError);
+		const status = getStatus(statusParameters);
+		return line(...spec.nodes, status);
+	};
+
+	const NOT_SENT = {
+		batch_id: null,
+		msisdn: null,
+		status: null,
+		outcome: 'not sent',
+		final: true,
+		network_id: null,
+		gateway_session_id: null,
+		delivery_date: null,
+		delivery_date_raw: null,
+	};
+
+	it('reads the batch of every sent row by default, and a row never sent passes through paired', async () => {
+		const result = await run(followed());
+		const ids = outputOf(result, 'Send').map((item) => item.json.batch_id);
+		const output = outputOf(result, 'Get Status');
+		expect(output.map((item) => [item.pairedItem, item.json.batch_id, item.json.status])).toEqual([
+			[{ item: 0 }, ids[0], 'ENROUTE'],
+			[{ item: 1 }, null, null],
+			[{ item: 2 }, ids[2], 'ENROUTE'],
+			[{ item: 3 }, null, null],
+			[{ item: 4 }, ids[4], 'ENROUTE'],
+		]);
+		expect(output[1].json).toEqual({
+			...NOT_SENT,
+			send_outcome: 'skipped',
+			reason: expect.stringMatching(/^"07700 900126": national format/),
+		});
+		expect(sandbox.requests().filter((r) => r.path === '/api/sms/get_status')).toHaveLength(3);
+	});
+
+	it('a row that failed, or whose outcome is unknown, says so too', async () => {
+		sandbox.queueFaults('dropAfter');
+		const options = { onInvalid: 'fail', concurrency: 1 };
+		const output = outputOf(await run(followed({}, options, CONTINUE)), 'Get Status');
+		expect(output.map((item) => [item.json.send_outcome, item.json.outcome])).toEqual([
+			['unknown', 'unknown'],
+			['failed', 'not sent'],
+			[undefined, 'pending'],
+			['failed', 'not sent'],
+			[undefined, 'pending'],
+		]);
+		expect(output[0].json.reason).toMatch(/outcome is unknown/);
+		expect(output[1].json.reason).toMatch(/^"07700 900126": national format/);
+	});
+
+	it('One Item per Batch and One Campaign Summary say which rows were never sent', async () => {
+		const perBatch = outputOf(await run(followed({ output: 'batch' })), 'Get Status');
+		expect(perBatch.map((item) => [item.pairedItem, item.json.total])).toEqual([
+			[{ item: 0 }, 1],
+			[{ item: 1 }, 0],
+			[{ item: 2 }, 1],
+			[{ item: 3 }, 0],
+			[{ item: 4 }, 1],
+		]);
+		expect(perBatch[3].json).toEqual({
+			batch_id: null,
+			total: 0,
+			by_status: {},
+			by_outcome: { delivered: 0, failed: 0, pending: 0 },
+			all_final: true,
+			reports: [],
+			outcome: 'not sent',
+			send_outcome: 'skipped',
+			reason: expect.stringMatching(/^"12345": too short/),
+		});
+
+		const [summary] = outputOf(await run(followed({ output: 'campaign' })), 'Get Status');
+		expect(summary.json).toMatchObject({
+			batches: 3,
+			messages: 3,
+			not_sent: [
+				{ item: 1, send_outcome: 'skipped', reason: expect.stringMatching(/^"07700 900126"/) },
+				{ item: 3, send_outcome: 'skipped', reason: expect.stringMatching(/^"12345"/) },
+			],
+		});
+		expect(summary.pairedItem).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
+	});
+
+	it('an item without a batch ID that is not a row of Send is an error that says what to do', async () => {
+		const spec = line(trigger(), items([{ name: 'Alice' }]), getStatus({}));
+		const error = errorOf(await run(spec), 'Get Status');
+		expect(error?.message).toBe('No batch ID to read for this item');
+		expect(error?.description).toMatch(/has no batch_id/);
+	});
+});
