@@ -53,7 +53,7 @@ export const triggerProperties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			"Whether the trigger's first poll emits what it finds already there (reports, or a finished batch). Off: watching starts from the statuses at that moment, and only later changes trigger. A batch added to Batch IDs later is followed from its first report either way, so that nothing of it is missed.",
+			"Whether the trigger's first poll emits what it finds already there (reports, or a finished batch). Off: a batch still in progress starts from its statuses at that moment, and only later changes trigger. A batch already finished when first read is reported all the same (pasted IDs of yesterday's campaign are not silent), and a batch added to Batch IDs later is followed from its first report, so that nothing of it is missed.",
 	},
 	{
 		displayName: 'Options',

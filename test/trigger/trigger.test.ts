@@ -83,6 +83,53 @@ describe('first poll', () => {
 	});
 });
 
+describe("a pasted batch (yesterday's campaign, already final when first read)", () => {
+	it('is reported once, though Include Statuses Found at Start is off; a batch in progress stays a baseline', async () => {
+		const yesterday = await sendDirect(sb.baseUrl, [D1, U1]);
+		sb.advance(FINAL_AFTER_MS);
+		const today = await sendDirect(sb.baseUrl, [NUMBER.delivered(2), N1]);
+		const watcher = new Watcher(sb.baseUrl, {
+			batchIds: `${yesterday}, ${today}`,
+			emit: 'final',
+		});
+		const first = await watcher.emitted();
+		expect(changes(first)).toEqual([`${D1} ->DELIVRD`, `${U1} ->UNDELIV`]);
+		expect(first.every((item) => item.batch_id === yesterday)).toBe(true);
+		// Emitted, so saved: a restart does not report it again.
+		watcher.restart();
+		expect(await watcher.emitted()).toEqual([]);
+		sb.advance(FINAL_AFTER_MS);
+		expect(changes(await watcher.emitted())).toEqual([`${NUMBER.delivered(2)} ENROUTE>DELIVRD`]);
+		expect(await watcher.emitted()).toEqual([]);
+	});
+
+	it('with Batch Finished, its summary comes on the read that confirms it, then never again', async () => {
+		const yesterday = await sendDirect(sb.baseUrl, [D1, U1]);
+		sb.advance(FINAL_AFTER_MS);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: yesterday, emit: 'batchFinal' });
+		expect(await watcher.emitted()).toEqual([]);
+		expect(await watcher.emitted()).toEqual([
+			{
+				batch_id: yesterday,
+				total: 2,
+				by_status: { DELIVRD: 1, UNDELIV: 1 },
+				by_outcome: { delivered: 1, failed: 1, pending: 0 },
+				all_final: true,
+			},
+		]);
+		const asked = statusRequests().length;
+		expect(await watcher.emitted()).toEqual([]);
+		expect(statusRequests()).toHaveLength(asked);
+	});
+
+	it('the editor says so beside Include Statuses Found at Start', () => {
+		const option = triggerProperties.find((property) => property.name === 'emitExisting');
+		expect(option?.description).toMatch(
+			/already finished when first read is reported all the same/,
+		);
+	});
+});
+
 describe('emit modes', () => {
 	it('every status change: ENROUTE on the first poll (when asked), then each change', async () => {
 		const batchId = await sendDirect(sb.baseUrl, [D1, U1, N1]);
