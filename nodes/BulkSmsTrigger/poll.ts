@@ -32,8 +32,13 @@ import {
 const STATE_KEY = 'watch';
 /** Requests in flight at once: enough to watch thousands of batches, gentle on the service. */
 const CONCURRENCY = 8;
-/** "Fetch test event" shows sample data; a 100,000-report batch would stall the editor. */
-const SAMPLE_SIZE = 100;
+/**
+ * "Fetch test event" shows sample data from the first 20 watched batches, 5 reports of each at
+ * most: every batch a user pasted shows up, and 10,000 batches or a 100,000-report batch cannot
+ * stall the editor.
+ */
+const SAMPLE_BATCHES = 20;
+const SAMPLE_PER_BATCH = 5;
 /** Failing batches named one by one in an error; more are counted. */
 const NAMED_IN_ERROR = 10;
 
@@ -61,7 +66,7 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	const { timeZone } = await serviceSettings.call(this, 0, account);
 	const shape: Shape = (raw) => shapeReport(raw, timeZone);
 	if (this.getMode() === 'manual')
-		return await sample.call(this, watched[0], settings, shape, account);
+		return await sample.call(this, watched, settings, shape, account);
 
 	const staticData = this.getWorkflowStaticData('node');
 	const startedAt = generationOf(staticData[STATE_KEY]);
@@ -191,12 +196,18 @@ function explainFailure(
 	state: WatchState,
 	watched: number,
 ): Error {
-	if (!error.message.includes(batchId)) {
-		error.message = `Checking batch ${batchId} failed: ${error.message}`;
-	}
+	naming(error, batchId);
 	error.description = [error.description, carryOn(state, batchId, watched)]
 		.filter(Boolean)
 		.join(' ');
+	return error;
+}
+
+/** The error of one batch, its message naming the batch. */
+function naming<E extends NodeApiError | NodeOperationError>(error: E, batchId: string): E {
+	if (!error.message.includes(batchId)) {
+		error.message = `Checking batch ${batchId} failed: ${error.message}`;
+	}
 	return error;
 }
 
@@ -268,22 +279,39 @@ function summaryItem(
 }
 
 /**
- * "Fetch test event" in the editor: what the trigger emits, built from the first watched
- * batch as it is now. It reads no state and writes none.
+ * "Fetch test event" in the editor: what the trigger emits, built from the watched batches as
+ * they are now (a few reports of each, see SAMPLE_BATCHES). It reads no state and writes none.
  */
 async function sample(
 	this: IPollFunctions,
-	batchId: string,
+	watched: readonly string[],
 	settings: Settings,
 	shape: Shape,
 	account: Account,
 ): Promise<INodeExecutionData[][] | null> {
-	const raw = await fetchReports.call(this, batchId, { format: settings.format, account });
-	if (settings.mode === 'batchFinal')
-		return [[summaryItem({ batchId, reports: raw }, settings, shape)]];
+	const batchIds = watched.slice(0, SAMPLE_BATCHES);
+	const read = await fetchAll.call(this, batchIds, settings.format, account);
+	for (const [batchId, error] of read.errors) throw naming(error, batchId);
+	const items = batchIds.flatMap((batchId) =>
+		sampleOf(batchId, read.fetched.get(batchId) ?? [], settings, shape),
+	);
+	return items.length > 0 ? [items] : null;
+}
+
+function sampleOf(
+	batchId: string,
+	raw: RawReport[],
+	settings: Settings,
+	shape: Shape,
+): INodeExecutionData[] {
+	if (settings.mode === 'batchFinal') {
+		const summary = summaryItem({ batchId, reports: raw }, settings, shape);
+		const reports = summary.json.reports;
+		if (Array.isArray(reports)) summary.json.reports = reports.slice(0, SAMPLE_PER_BATCH);
+		return [summary];
+	}
 	const matching = raw.filter((report) => wanted(report.status, settings));
 	// With no report in the chosen statuses yet, any report still shows the fields to map.
-	const shown = (matching.length > 0 ? matching : raw).slice(0, SAMPLE_SIZE);
-	const items = shown.map((report) => reportItem({ batchId, report, previousStatus: null }, shape));
-	return items.length > 0 ? [items] : null;
+	const shown = (matching.length > 0 ? matching : raw).slice(0, SAMPLE_PER_BATCH);
+	return shown.map((report) => reportItem({ batchId, report, previousStatus: null }, shape));
 }
