@@ -20,6 +20,7 @@ import {
 } from '../shared/domain/watch';
 import { asNodeError } from '../shared/items';
 import {
+	concernsAccount,
 	fetchReports,
 	readAccount,
 	type Account,
@@ -27,6 +28,7 @@ import {
 	RequestPace,
 	serviceSettings,
 } from '../shared/transport';
+import { accountFailure } from './account';
 
 /** Key of the trigger's memory in the node's static data. */
 const STATE_KEY = 'watch';
@@ -83,6 +85,9 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	// another poll stored its result meanwhile, this one is stale: emitting it would repeat the
 	// other's items, so it yields and the next poll goes on from the newer state.
 	if (generationOf(staticData[STATE_KEY]) !== startedAt) return null;
+	// The account or its address failing is said at once, every poll, leaving the state as it is.
+	const accountError = accountFailure(read.errors, read.fetched.size);
+	if (accountError) throw accountError;
 	const step = advance(state, watched, read.fetched, settings, read.failed);
 	const items = [
 		...step.reports.map((emission) => reportItem(emission, shape)),
@@ -155,7 +160,8 @@ interface Read {
 
 /**
  * Reads batches a few at a time, sharing one pace (a 429 holds every request of the poll). A
- * batch that fails is set aside with its error; the others are read all the same.
+ * batch that fails is set aside with its error; the others are read all the same, unless a
+ * failure concerns the account and no batch was read yet: every request would fail alike.
  */
 async function fetchAll(
 	this: IPollFunctions,
@@ -165,14 +171,19 @@ async function fetchAll(
 ): Promise<Read> {
 	const read: Read = { fetched: new Map(), failed: new Map(), errors: new Map() };
 	const pace = new RequestPace();
-	await forEachConcurrently(batchIds, CONCURRENCY, async (batchId) => {
+	let accountFailing = false;
+	const fetchOne = async (batchId: string) => {
 		try {
 			read.fetched.set(batchId, await fetchReports.call(this, batchId, { format, pace, account }));
 		} catch (error) {
 			const nodeError = asNodeError(this, error);
 			read.errors.set(batchId, nodeError);
 			read.failed.set(batchId, isNotFound(nodeError) ? 'unknown' : 'failed');
+			accountFailing ||= concernsAccount(nodeError);
 		}
+	};
+	await forEachConcurrently(batchIds, CONCURRENCY, fetchOne, () => {
+		return accountFailing && read.fetched.size === 0;
 	});
 	return read;
 }
@@ -291,6 +302,8 @@ async function sample(
 ): Promise<INodeExecutionData[][] | null> {
 	const batchIds = watched.slice(0, SAMPLE_BATCHES);
 	const read = await fetchAll.call(this, batchIds, settings.format, account);
+	const accountError = accountFailure(read.errors, read.fetched.size);
+	if (accountError) throw accountError;
 	for (const [batchId, error] of read.errors) throw naming(error, batchId);
 	const items = batchIds.flatMap((batchId) =>
 		sampleOf(batchId, read.fetched.get(batchId) ?? [], settings, shape),
