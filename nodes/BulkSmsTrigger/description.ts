@@ -33,16 +33,19 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'Every Status Change',
 				value: 'changes',
+				action: 'On every status change (polls batches)',
 				description: 'One item each time a report changes status, ENROUTE included',
 			},
 			{
 				name: 'Final Statuses Only',
 				value: 'final',
+				action: 'On final statuses (polls batches)',
 				description: 'One item per message when it is delivered or has failed',
 			},
 			{
 				name: 'Batch Finished',
 				value: 'batchFinal',
+				action: 'On batch finished (polls batches)',
 				description: 'One summary item per batch once every message in it has a final status',
 			},
 		],
