@@ -28,7 +28,6 @@ const CONTACTS = [
 	{ name: 'Emma', phone: '447700900127' },
 ];
 const SENT = [0, 2, 4];
-const BAD = [1, 3];
 
 const CONTINUE: Partial<INode> = { onError: 'continueRegularOutput' };
 
