@@ -119,33 +119,28 @@ type Fetched = Map<string, Read>;
  */
 export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const requests: Request[] = [];
-	/** Items that read no batch, by item index: Send's rows never sent, and refused ids (Continue On Fail). */
-	const unread = new Map<number, INodeExecutionData>();
 	const notSent: NotSent[] = [];
-	const output = this.getNodeParameter('output', 0) as string;
+	/** Error items of input items whose ids were refused (Continue On Fail), by item index. */
+	const refused = new Map<number, INodeExecutionData>();
 	const inputCount = this.getInputData().length;
 	for (let itemIndex = 0; itemIndex < inputCount; itemIndex++) {
 		try {
 			const request = requestOf.call(this, itemIndex);
 			if ('batchIds' in request) requests.push(request);
-			else {
-				notSent.push(request);
-				unread.set(itemIndex, notSentItem(request, output));
-			}
+			else notSent.push(request);
 		} catch (error) {
 			const nodeError = asNodeError(this, error, itemIndex);
 			if (!this.continueOnFail()) throw nodeError;
-			unread.set(itemIndex, errorItem(nodeError, [itemIndex]));
+			refused.set(itemIndex, errorItem(nodeError, [itemIndex]));
 		}
 	}
-	if (output === 'campaign' && requests.length + notSent.length > 0) {
-		// Refused ids stay error items; every other item is in the one summary.
-		const fetched = await fetchAllOf.call(this, requests);
-		const errors = [...unread.values()].filter((item) => 'error' in item.json);
-		return [...errors, campaignItem(requests, notSent, fetched)];
-	}
-	if (requests.length === 0) return [...unread.values()];
+	if (requests.length + notSent.length === 0) return [...refused.values()];
 	const fetched = await fetchAllOf.call(this, requests);
+	const output = this.getNodeParameter('output', 0) as string;
+	if (output === 'campaign') return [...refused.values(), campaignItem(requests, notSent, fetched)];
+	// Items that read no batch, each in its place among the others.
+	const unread = new Map(refused);
+	for (const row of notSent) unread.set(row.itemIndex, notSentItem(row, output));
 	// In input order; items pushed one by one (a spread of 100,000 arguments would overflow).
 	const items: INodeExecutionData[] = [];
 	const perBatch = output === 'batch';
