@@ -304,7 +304,9 @@ async function sample(
 	const read = await fetchAll.call(this, batchIds, settings.format, account);
 	const accountError = accountFailure(read.errors, read.fetched.size);
 	if (accountError) throw accountError;
-	for (const [batchId, error] of read.errors) throw naming(error, batchId);
+	// A batch the sample cannot show is named (the first in the list): most likely a wrong id.
+	const failed = batchIds.find((batchId) => read.errors.has(batchId));
+	if (failed) throw naming(read.errors.get(failed) as NodeApiError | NodeOperationError, failed);
 	const items = batchIds.flatMap((batchId) =>
 		sampleOf(batchId, read.fetched.get(batchId) ?? [], settings, shape),
 	);
