@@ -8,16 +8,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { creditsFor } from '../../../shared/domain/message';
 import { pairedWith } from '../../../shared/items';
 import { explainRequest } from './accounting';
-import {
-	DUPLICATE,
-	entriesText,
-	isLeftOut,
-	itemOf,
-	OPTED_OUT,
-	type ItemFailure,
-	type Send,
-	type Skipped,
-} from './plan';
+import { entriesText, isLeftOut, itemOf, type ItemFailure, type Send, type Skipped } from './plan';
 import type { RequestResult, SendResults } from './run';
 
 /** The message as sent to this many numbers: encoding, parts, credits and validity. */
@@ -216,9 +207,10 @@ export function destinationRows({ send, results }: SendResults): Row[] {
 }
 
 /** A number not sent, as its row says it: an opted-out or repeated number is a valid one. */
-function skippedFields({ input, reason, sent_with_item }: Skipped): IDataObject {
+function skippedFields(skipped: Skipped): IDataObject {
+	const { input, reason, sent_with_item } = skipped;
 	return {
-		msisdn: reason === OPTED_OUT || reason === DUPLICATE ? input : null,
+		msisdn: isLeftOut(skipped) ? input : null,
 		input,
 		send_outcome: 'skipped',
 		reason,
