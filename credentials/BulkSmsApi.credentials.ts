@@ -66,7 +66,7 @@ export class BulkSmsApi implements ICredentialType {
 		dark: 'file:../nodes/BulkSms/bulkSms.dark.svg',
 	};
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-bulk-sms#credentials';
+	documentationUrl = 'https://github.com/n8n-nodes-bulk-sms/n8n-nodes-bulk-sms#credentials';
 
 	properties: INodeProperties[] = [
 		{

@@ -174,6 +174,7 @@ describe('(d) the editor in Chromium', () => {
 		[`workflow-${workflowId(SEND_AND_TRACK)}`]: 'editor-workflow.png',
 		[`panel-${workflowId(SEND_AND_TRACK)}`]: 'editor-send-panel.png',
 		'search-SMS': 'editor-search.png',
+		'search-delivery status': 'editor-search-delivery-status.png',
 		'added-Send SMS': 'editor-added-from-action.png',
 		'settings-community-nodes': 'editor-community-nodes.png',
 	};
@@ -229,6 +230,19 @@ describe('(d) the editor in Chromium', () => {
 		expect(rank).toBeLessThanOrEqual(4);
 		for (const above of results.slice(0, rank)) expect(above.type).toMatch(/^n8n-nodes-base\./);
 	});
+
+	// The searches a user types for the job (issue 16): the codex aliases match them whole.
+	test.each(['send sms', 'delivery status', 'sms delivery'])(
+		'searching "%s" finds Bulk SMS first, and the Status Trigger for delivery',
+		async (search) => {
+			const results = await searchNodeCreator(page, server, search);
+			await page.screenshot({ path: screenshotFile('search', search) });
+			expect(results[0]).toEqual({ name: 'Bulk SMS', type: SEND_NODE_TYPE });
+			if (search.includes('delivery')) {
+				expect(results.map((result) => result.type)).toContain(STATUS_TRIGGER_NODE_TYPE);
+			}
+		},
+	);
 
 	test('Settings → Community Nodes shows the package', async () => {
 		await page.goto(`${server.baseUrl}/settings/community-nodes`);

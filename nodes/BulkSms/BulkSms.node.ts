@@ -21,7 +21,7 @@ export class BulkSms implements INodeType {
 		// in step). A literal: n8n's lint and verification scanner accept no other subtitle.
 		subtitle:
 			'={{ ({"send": "Send SMS", "getStatus": "Get Delivery Status"})[$parameter["operation"]] }}',
-		description: 'Send SMS to many numbers and read their delivery reports',
+		description: 'Send SMS to many numbers and get their delivery status',
 		defaults: { name: 'Bulk SMS' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

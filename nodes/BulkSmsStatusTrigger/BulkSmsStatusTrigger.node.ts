@@ -20,8 +20,9 @@ export class BulkSmsStatusTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle:
-			'={{ {"final": "Final statuses", "all": "Every status change", "statuses": "Chosen statuses"}[$parameter["emit"]] }}',
-		description: 'Starts the workflow when the service calls back with delivery reports',
+			'={{ "Callbacks: " + {"final": "final statuses", "all": "every status change", "statuses": "chosen statuses"}[$parameter["emit"]] }}',
+		description:
+			"Receives the service's delivery callbacks at a public URL (a webhook, nothing polled) and starts a workflow for each report",
 		defaults: { name: 'Bulk SMS Status Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

@@ -77,16 +77,19 @@ export const statusTriggerProperties: INodeProperties[] = [
 			{
 				name: 'Final Statuses Only',
 				value: 'final',
+				action: 'On final statuses (callback URL)',
 				description: 'One item per message when it is delivered or has failed',
 			},
 			{
 				name: 'Every Status Change',
 				value: 'all',
+				action: 'On every status change (callback URL)',
 				description: 'One item per report received, ENROUTE included',
 			},
 			{
 				name: 'Chosen Statuses',
 				value: 'statuses',
+				action: 'On chosen statuses (callback URL)',
 				description: 'One item per report in the statuses chosen below',
 			},
 		],

@@ -17,10 +17,11 @@ export class BulkSmsTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle:
-			'={{ {"changes": "Every status change", "final": "Final statuses", "batchFinal": "Batch finished"}[$parameter["emit"]] }}',
-		// n8n's node creator shows the trigger's description for the whole Bulk SMS entry (actions too).
+			'={{ "Polls: " + {"changes": "every status change", "final": "final statuses", "batchFinal": "batch finished"}[$parameter["emit"]] }}',
+		// n8n's node creator shows the trigger's description for the whole Bulk SMS entry (actions
+		// too), so it speaks for the node and says how this trigger works beside the Status Trigger.
 		description:
-			'Send SMS to many numbers, read their delivery reports, and start workflows when they are delivered or fail',
+			'Send SMS to many numbers and get their delivery status. The trigger polls the batches you list (no public URL needed) and starts a workflow when messages are delivered or fail',
 		defaults: { name: 'Bulk SMS Trigger' },
 		polling: true,
 		inputs: [],

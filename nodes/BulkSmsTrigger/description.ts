@@ -33,16 +33,19 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'Every Status Change',
 				value: 'changes',
+				action: 'On every status change (polls batches)',
 				description: 'One item each time a report changes status, ENROUTE included',
 			},
 			{
 				name: 'Final Statuses Only',
 				value: 'final',
+				action: 'On final statuses (polls batches)',
 				description: 'One item per message when it is delivered or has failed',
 			},
 			{
 				name: 'Batch Finished',
 				value: 'batchFinal',
+				action: 'On batch finished (polls batches)',
 				description: 'One summary item per batch once every message in it has a final status',
 			},
 		],
@@ -53,7 +56,7 @@ export const triggerProperties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			"Whether the trigger's first poll emits what it finds already there (reports, or a finished batch). Off: watching starts from the statuses at that moment, and only later changes trigger. A batch added to Batch IDs later is followed from its first report either way, so that nothing of it is missed.",
+			"Whether the trigger's first poll emits what it finds already there (reports, or a finished batch). Off: a batch still in progress starts from its statuses at that moment, and only later changes trigger. A batch already finished when first read is reported all the same (pasted IDs of yesterday's campaign are not silent), and a batch added to Batch IDs later is followed from its first report, so that nothing of it is missed.",
 	},
 	{
 		displayName: 'Options',

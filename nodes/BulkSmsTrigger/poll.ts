@@ -19,6 +19,7 @@ import {
 import { readState, type WatchState } from '../shared/domain/watchState';
 import { asNodeError } from '../shared/items';
 import {
+	concernsAccount,
 	fetchReports,
 	readAccount,
 	type Account,
@@ -26,13 +27,19 @@ import {
 	RequestPace,
 	serviceSettings,
 } from '../shared/transport';
+import { accountFailure } from './account';
 
 /** Key of the trigger's memory in the node's static data. */
 const STATE_KEY = 'watch';
 /** Requests in flight at once: enough to watch thousands of batches, gentle on the service. */
 const CONCURRENCY = 8;
-/** "Fetch test event" shows sample data; a 100,000-report batch would stall the editor. */
-const SAMPLE_SIZE = 100;
+/**
+ * "Fetch test event" shows sample data from the first 20 watched batches, 5 reports of each at
+ * most: every batch a user pasted shows up, and 10,000 batches or a 100,000-report batch cannot
+ * stall the editor.
+ */
+const SAMPLE_BATCHES = 20;
+const SAMPLE_PER_BATCH = 5;
 /** Failing batches named one by one in an error; more are counted. */
 const NAMED_IN_ERROR = 10;
 
@@ -60,7 +67,7 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	const { timeZone } = await serviceSettings.call(this, 0, account);
 	const shape: Shape = (raw) => shapeReport(raw, timeZone);
 	if (this.getMode() === 'manual')
-		return await sample.call(this, watched[0], settings, shape, account);
+		return await sample.call(this, watched, settings, shape, account);
 
 	const staticData = this.getWorkflowStaticData('node');
 	const startedAt = generationOf(staticData[STATE_KEY]);
@@ -77,6 +84,9 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	// another poll stored its result meanwhile, this one is stale: emitting it would repeat the
 	// other's items, so it yields and the next poll goes on from the newer state.
 	if (generationOf(staticData[STATE_KEY]) !== startedAt) return null;
+	// The account or its address failing is said at once, every poll, leaving the state as it is.
+	const accountError = accountFailure(read.errors, read.fetched.size);
+	if (accountError) throw accountError;
 	const step = advance(state, watched, read.fetched, settings, read.failed);
 	const items = [
 		...step.reports.map((emission) => reportItem(emission, shape)),
@@ -149,7 +159,8 @@ interface Read {
 
 /**
  * Reads batches a few at a time, sharing one pace (a 429 holds every request of the poll). A
- * batch that fails is set aside with its error; the others are read all the same.
+ * batch that fails is set aside with its error; the others are read all the same, unless a
+ * failure concerns the account and no batch was read yet: every request would fail alike.
  */
 async function fetchAll(
 	this: IPollFunctions,
@@ -159,14 +170,19 @@ async function fetchAll(
 ): Promise<Read> {
 	const read: Read = { fetched: new Map(), failed: new Map(), errors: new Map() };
 	const pace = new RequestPace();
-	await forEachConcurrently(batchIds, CONCURRENCY, async (batchId) => {
+	let accountFailing = false;
+	const fetchOne = async (batchId: string) => {
 		try {
 			read.fetched.set(batchId, await fetchReports.call(this, batchId, { format, pace, account }));
 		} catch (error) {
 			const nodeError = asNodeError(this, error);
 			read.errors.set(batchId, nodeError);
 			read.failed.set(batchId, isNotFound(nodeError) ? 'unknown' : 'failed');
+			accountFailing ||= concernsAccount(nodeError);
 		}
+	};
+	await forEachConcurrently(batchIds, CONCURRENCY, fetchOne, () => {
+		return accountFailing && read.fetched.size === 0;
 	});
 	return read;
 }
@@ -190,12 +206,18 @@ function explainFailure(
 	state: WatchState,
 	watched: number,
 ): Error {
-	if (!error.message.includes(batchId)) {
-		error.message = `Checking batch ${batchId} failed: ${error.message}`;
-	}
+	naming(error, batchId);
 	error.description = [error.description, carryOn(state, batchId, watched)]
 		.filter(Boolean)
 		.join(' ');
+	return error;
+}
+
+/** The error of one batch, its message naming the batch. */
+function naming<E extends NodeApiError | NodeOperationError>(error: E, batchId: string): E {
+	if (!error.message.includes(batchId)) {
+		error.message = `Checking batch ${batchId} failed: ${error.message}`;
+	}
 	return error;
 }
 
@@ -267,22 +289,43 @@ function summaryItem(
 }
 
 /**
- * "Fetch test event" in the editor: what the trigger emits, built from the first watched
- * batch as it is now. It reads no state and writes none.
+ * "Fetch test event" in the editor: what the trigger emits, built from the watched batches as
+ * they are now (a few reports of each, see SAMPLE_BATCHES). It reads no state and writes none.
  */
 async function sample(
 	this: IPollFunctions,
-	batchId: string,
+	watched: readonly string[],
 	settings: Settings,
 	shape: Shape,
 	account: Account,
 ): Promise<INodeExecutionData[][] | null> {
-	const raw = await fetchReports.call(this, batchId, { format: settings.format, account });
-	if (settings.mode === 'batchFinal')
-		return [[summaryItem({ batchId, reports: raw }, settings, shape)]];
+	const batchIds = watched.slice(0, SAMPLE_BATCHES);
+	const read = await fetchAll.call(this, batchIds, settings.format, account);
+	const accountError = accountFailure(read.errors, read.fetched.size);
+	if (accountError) throw accountError;
+	// A batch the sample cannot show is named (the first in the list): most likely a wrong id.
+	const failed = batchIds.find((batchId) => read.errors.has(batchId));
+	if (failed) throw naming(read.errors.get(failed) as NodeApiError | NodeOperationError, failed);
+	const items = batchIds.flatMap((batchId) =>
+		sampleOf(batchId, read.fetched.get(batchId) ?? [], settings, shape),
+	);
+	return items.length > 0 ? [items] : null;
+}
+
+function sampleOf(
+	batchId: string,
+	raw: RawReport[],
+	settings: Settings,
+	shape: Shape,
+): INodeExecutionData[] {
+	if (settings.mode === 'batchFinal') {
+		const summary = summaryItem({ batchId, reports: raw }, settings, shape);
+		const reports = summary.json.reports;
+		if (Array.isArray(reports)) summary.json.reports = reports.slice(0, SAMPLE_PER_BATCH);
+		return [summary];
+	}
 	const matching = raw.filter((report) => wanted(report.status, settings));
 	// With no report in the chosen statuses yet, any report still shows the fields to map.
-	const shown = (matching.length > 0 ? matching : raw).slice(0, SAMPLE_SIZE);
-	const items = shown.map((report) => reportItem({ batchId, report, previousStatus: null }, shape));
-	return items.length > 0 ? [items] : null;
+	const shown = (matching.length > 0 ? matching : raw).slice(0, SAMPLE_PER_BATCH);
+	return shown.map((report) => reportItem({ batchId, report, previousStatus: null }, shape));
 }

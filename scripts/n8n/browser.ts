@@ -22,8 +22,11 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /** A page with a viewport large enough for the canvas and the node panel side by side. */
-export async function newPage(browser: Browser): Promise<Page> {
-	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+export async function newPage(
+	browser: Browser,
+	viewport = { width: 1280, height: 800 },
+): Promise<Page> {
+	const context = await browser.newContext({ viewport });
 	return context.newPage();
 }
 
@@ -72,6 +75,59 @@ export function canvasNode(page: Page, nodeName: string) {
 export async function openNodePanel(page: Page, nodeName: string): Promise<void> {
 	await canvasNode(page, nodeName).dblclick();
 	await page.locator('[data-test-id="ndv"]').first().waitFor({ timeout: 30_000 });
+}
+
+/** What a node panel's Table view shows: its columns and, per row, each cell's text. */
+export interface TableView {
+	headers: string[];
+	/** As drawn: n8n writes an empty string as "empty". */
+	rows: string[][];
+}
+
+const OUTPUT_PANEL = '[data-test-id="output-panel"]';
+
+/**
+ * Opens a node's panel on the page at `url` (a workflow, or one of its executions), shows its
+ * output as a table, widened over the parameters, and returns what the table shows (for
+ * `screenshotTable` next).
+ */
+export async function showTableOf(page: Page, url: string, nodeName: string): Promise<TableView> {
+	await page.goto(url);
+	await canvasNode(page, nodeName).waitFor({ timeout: 60_000 });
+	await page.waitForLoadState('networkidle');
+	await openNodePanel(page, nodeName);
+	await page.locator(OUTPUT_PANEL).locator('[data-test-id="radio-button-table"]').click();
+	// The parameters sit between input and output; dragged to the left, the output gets their room.
+	const handle = await page.locator('[data-test-id="panel-drag-button"]').boundingBox();
+	if (handle) {
+		const y = handle.y + handle.height / 2;
+		await page.mouse.move(handle.x + handle.width / 2, y);
+		await page.mouse.down();
+		await page.mouse.move(handle.x - 600, y, { steps: 20 });
+		await page.mouse.up();
+	}
+	const table = page.locator(OUTPUT_PANEL).locator('table');
+	await table.waitFor();
+	const headers = (await table.locator('thead th').allInnerTexts()).map((text) => text.trim());
+	const rows = await table
+		.locator('tbody tr')
+		.evaluateAll((trs) =>
+			trs.map((tr) =>
+				Array.from(tr.querySelectorAll('td'), (td) => (td as HTMLElement).innerText.trim()),
+			),
+		);
+	// n8n's last column is the one where a user adds a field: it has no header.
+	const shown = headers.filter((header) => header !== '').length;
+	return { headers: headers.slice(0, shown), rows: rows.map((row) => row.slice(0, shown)) };
+}
+
+/** The output panel of the open node panel, down to the end of its table. */
+export async function screenshotTable(page: Page, file: string): Promise<void> {
+	const panel = await page.locator(OUTPUT_PANEL).boundingBox();
+	const table = await page.locator(OUTPUT_PANEL).locator('table').boundingBox();
+	if (!panel || !table) throw new Error('no table in the output panel');
+	const height = Math.min(panel.height, table.y + table.height + 16 - panel.y);
+	await page.screenshot({ path: file, clip: { ...panel, height } });
 }
 
 export interface CanvasNodeReport {
@@ -141,9 +197,13 @@ export async function searchNodeCreator(
 	await page.locator('[data-test-id="canvas-add-button"]').first().click();
 	await page.locator('[data-test-id="node-creator-search-bar"]').first().waitFor();
 	await page.keyboard.type(text);
-	// Until the search has run, the creator lists its categories.
+	// Until the search has run, the creator lists its categories: wait for an item with every word.
+	const everyWord = text
+		.split(/\s+/)
+		.map((word) => `(?=[\\s\\S]*${word.replace(/[^\w]/g, '\\$&')})`)
+		.join('');
 	await page
-		.locator(CREATOR_ITEM, { hasText: new RegExp(text, 'i') })
+		.locator(CREATOR_ITEM, { hasText: new RegExp(everyWord, 'i') })
 		.first()
 		.waitFor();
 	await page.waitForLoadState('networkidle');

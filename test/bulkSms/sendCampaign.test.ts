@@ -290,7 +290,7 @@ describe('Group Items With the Same Message', () => {
 			[{ item: 0 }, number(0), 'accepted', a],
 			[{ item: 1 }, number(1), 'accepted', b],
 			[{ item: 2 }, number(2), 'accepted', a],
-			[{ item: 2 }, number(0), 'skipped', undefined],
+			[{ item: 2 }, number(0), 'skipped', null],
 			[{ item: 3 }, number(3), 'accepted', a],
 			[{ item: 4 }, number(4), 'accepted', b],
 		]);
@@ -407,10 +407,10 @@ describe('Options bulk senders expect (issue 13)', () => {
 				row.json.reason,
 			]),
 		).toEqual([
-			[{ item: 0 }, number(0), 'accepted', first, undefined],
-			[{ item: 0 }, null, 'skipped', undefined, expect.any(String)],
-			[{ item: 1 }, number(1), 'accepted', first, undefined],
-			[{ item: 1 }, number(2), 'accepted', second, undefined],
+			[{ item: 0 }, number(0), 'accepted', first, null],
+			[{ item: 0 }, null, 'skipped', null, expect.any(String)],
+			[{ item: 1 }, number(1), 'accepted', first, null],
+			[{ item: 1 }, number(2), 'accepted', second, null],
 		]);
 	});
 

@@ -247,10 +247,22 @@ describe('advance', () => {
 			[[], [], [], [`${A} finished (2)`], []],
 		],
 		[
-			'batchFinal: a batch finished before watching is silent by default',
+			'a batch finished before watching is reported by default, since it will never change',
+			{ mode: 'final' },
+			[{ [A]: '11:DELIVRD 12:UNDELIV' }, { [A]: '11:DELIVRD 12:UNDELIV' }, { [A]: '11:DELIVRD' }],
+			[[`${A} 11 ->DELIVRD`, `${A} 12 ->UNDELIV`], [], []],
+		],
+		[
+			'batchFinal: a batch finished before watching is summarised once, on the read that confirms it',
 			{ mode: 'batchFinal' },
-			[{ [A]: '11:DELIVRD' }, { [A]: '11:DELIVRD' }],
-			[[], []],
+			[{ [A]: '11:DELIVRD' }, { [A]: '11:DELIVRD' }, { [A]: '11:DELIVRD' }],
+			[[], [`${A} finished (1)`], []],
+		],
+		[
+			'a batch in progress at the first poll is a baseline, its final reports too',
+			{ mode: 'final' },
+			[{ [A]: '11:DELIVRD 12:ENROUTE' }, { [A]: '11:DELIVRD 12:DELIVRD' }],
+			[[], [`${A} 12 ENROUTE>DELIVRD`]],
 		],
 		[
 			'batchFinal with emitExisting: a batch finished before watching is summarised once',
@@ -363,11 +375,10 @@ describe('advance', () => {
 	it(`caps the finished record at ${MAX_WATCHED_BATCHES} ids`, () => {
 		const ids = Array.from({ length: MAX_WATCHED_BATCHES + 5 }, (_, i) => String(i + 1));
 		const fetched = new Map(ids.map((id) => [id, reportsOf('11:DELIVRD')]));
-		const step = advance(emptyState(), ids, fetched, {
-			mode: 'changes',
-			statuses: [],
-			emitExisting: false,
-		});
+		const options: WatchOptions = { mode: 'changes', statuses: [], emitExisting: false };
+		// Final twice: finished on the second read.
+		const first = advance(emptyState(), ids, fetched, options);
+		const step = advance(first.state, ids, fetched, options);
 		expect(step.state.f).toHaveLength(MAX_WATCHED_BATCHES);
 	});
 });

@@ -8,6 +8,8 @@ import { NodeApiError } from 'n8n-workflow';
 import {
 	badBaseUrl,
 	blankedReason,
+	concernsAccount,
+	failureKind,
 	networkFailure,
 	SendOutcomeUnknownError,
 	statusFailure,
@@ -143,6 +145,14 @@ describe('each failure, for a send and for a read', () => {
 		);
 	});
 
+	it('a 404 of Get Status answered with a web page or text is the path, not a batch', () => {
+		for (const body of ['<!DOCTYPE html><html><body>Not Found</body></html>', 'Not Found']) {
+			expect(statusFailure(READ, { statusCode: 404, body }).message).toBe(
+				'Nothing answers at https://sms.example.com/api/sms/get_status (HTTP 404): the Base URL must be the Bulk SMS service address, without /api/sms',
+			);
+		}
+	});
+
 	it('an excerpt is one line of at most 120 characters, blanked before it is cut', () => {
 		const body = `${' \n'.repeat(500)}${'a'.repeat(110)} ${PASSWORD} ${'b'.repeat(500)}`;
 		const description = statusFailure(READ, { statusCode: 500, body }).description ?? '';
@@ -192,5 +202,52 @@ describe("the service's reason for refusing a send", () => {
 		expect(blankedReason(`bad password ${PASSWORD}`, secrets)).toBe('bad password ***');
 		const long = blankedReason(`${'r'.repeat(1995)}${PASSWORD}${'r'.repeat(5_000_000)}`, secrets);
 		expect(long).toBe(`${'r'.repeat(1995)}***rr…`);
+	});
+});
+
+describe('failures that concern the account, not a batch', () => {
+	const PAGE = '\n  <!doctype HTML><html><body>Welcome</body></html>';
+	it.each<[string, () => NodeApiError, boolean]>([
+		['401', () => statusFailure(READ, { statusCode: 401, body: echo }), true],
+		['403', () => statusFailure(READ, { statusCode: 403, body: '' }), true],
+		['404 in JSON: the service', () => statusFailure(READ, { statusCode: 404, body: echo }), false],
+		['404 with no body', () => statusFailure(READ, { statusCode: 404, body: '' }), false],
+		['404, a web page', () => statusFailure(READ, { statusCode: 404, body: PAGE }), true],
+		['404, plain text', () => statusFailure(READ, { statusCode: 404, body: 'Not Found' }), true],
+		['405, a web page', () => statusFailure(READ, { statusCode: 405, body: PAGE }), true],
+		['502, a web page', () => statusFailure(READ, { statusCode: 502, body: PAGE }), false],
+		['500', () => statusFailure(READ, { statusCode: 500, body: echo }), false],
+		['200, a web page', () => unreadableAnswer(READ, { statusCode: 200, body: PAGE }, 'x'), true],
+		[
+			'200 in JSON without reports',
+			() => unreadableAnswer(READ, { statusCode: 200, body: '{}' }, 'no reports field'),
+			false,
+		],
+		['refused', () => networkFailure(READ, 'ECONNREFUSED'), true],
+		['no such host', () => networkFailure(READ, 'ENOTFOUND'), true],
+		['DNS failing', () => networkFailure(READ, 'EAI_AGAIN'), true],
+		['a certificate', () => networkFailure(READ, 'CERT_HAS_EXPIRED'), true],
+		['a reset connection', () => networkFailure(READ, 'ECONNRESET'), false],
+		['too slow', () => tooSlow(READ, 60_000), false],
+	])('%s', (_name, fail, expected) => {
+		expect(concernsAccount(fail())).toBe(expected);
+	});
+
+	it('a web page answered with 200 is said to be one', () => {
+		const error = unreadableAnswer(READ, { statusCode: 200, body: PAGE }, 'the XML root is <html>');
+		expect(error.message).toBe("The service's answer could not be read: it is an HTML page");
+	});
+
+	it('how a request failed is the same for any batch', () => {
+		const other: Reporter = { ...READ, call: { kind: 'status', batchId: '456' } };
+		for (const fail of [
+			(r: Reporter) => statusFailure(r, { statusCode: 404, body: echo }),
+			(r: Reporter) => networkFailure(r, 'ECONNRESET'),
+			(r: Reporter) => tooSlow(r, 60_000),
+		]) {
+			expect(failureKind(fail(READ))).toBe(failureKind(fail(other)));
+		}
+		expect(failureKind(statusFailure(READ, { statusCode: 500, body: '' }))).toBe('HTTP 500');
+		expect(failureKind(networkFailure(READ, 'ECONNRESET'))).toBe('network ECONNRESET');
 	});
 });

@@ -83,6 +83,53 @@ describe('first poll', () => {
 	});
 });
 
+describe("a pasted batch (yesterday's campaign, already final when first read)", () => {
+	it('is reported once, though Include Statuses Found at Start is off; a batch in progress stays a baseline', async () => {
+		const yesterday = await sendDirect(sb.baseUrl, [D1, U1]);
+		sb.advance(FINAL_AFTER_MS);
+		const today = await sendDirect(sb.baseUrl, [NUMBER.delivered(2), N1]);
+		const watcher = new Watcher(sb.baseUrl, {
+			batchIds: `${yesterday}, ${today}`,
+			emit: 'final',
+		});
+		const first = await watcher.emitted();
+		expect(changes(first)).toEqual([`${D1} ->DELIVRD`, `${U1} ->UNDELIV`]);
+		expect(first.every((item) => item.batch_id === yesterday)).toBe(true);
+		// Emitted, so saved: a restart does not report it again.
+		watcher.restart();
+		expect(await watcher.emitted()).toEqual([]);
+		sb.advance(FINAL_AFTER_MS);
+		expect(changes(await watcher.emitted())).toEqual([`${NUMBER.delivered(2)} ENROUTE>DELIVRD`]);
+		expect(await watcher.emitted()).toEqual([]);
+	});
+
+	it('with Batch Finished, its summary comes on the read that confirms it, then never again', async () => {
+		const yesterday = await sendDirect(sb.baseUrl, [D1, U1]);
+		sb.advance(FINAL_AFTER_MS);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: yesterday, emit: 'batchFinal' });
+		expect(await watcher.emitted()).toEqual([]);
+		expect(await watcher.emitted()).toEqual([
+			{
+				batch_id: yesterday,
+				total: 2,
+				by_status: { DELIVRD: 1, UNDELIV: 1 },
+				by_outcome: { delivered: 1, failed: 1, pending: 0 },
+				all_final: true,
+			},
+		]);
+		const asked = statusRequests().length;
+		expect(await watcher.emitted()).toEqual([]);
+		expect(statusRequests()).toHaveLength(asked);
+	});
+
+	it('the editor says so beside Include Statuses Found at Start', () => {
+		const option = triggerProperties.find((property) => property.name === 'emitExisting');
+		expect(option?.description).toMatch(
+			/already finished when first read is reported all the same/,
+		);
+	});
+});
+
 describe('emit modes', () => {
 	it('every status change: ENROUTE on the first poll (when asked), then each change', async () => {
 		const batchId = await sendDirect(sb.baseUrl, [D1, U1, N1]);
@@ -355,7 +402,7 @@ describe('the editor', () => {
 });
 
 describe('manual mode ("Fetch test event")', () => {
-	it('returns the current reports of the first watched batch and changes no state', async () => {
+	it('returns current reports of every watched batch and changes no state', async () => {
 		const first = await sendDirect(sb.baseUrl, [D1, N1]);
 		const second = await sendDirect(sb.baseUrl, [U1]);
 		const watcher = new Watcher(sb.baseUrl, { batchIds: `${first} ${second}`, emit: 'changes' });
@@ -366,7 +413,12 @@ describe('manual mode ("Fetch test event")', () => {
 
 		const outcome = await watcher.fetchTestEvent();
 		const items = outcome.result?.[0].map((item) => item.json) ?? [];
-		expect(changes(items)).toEqual([`${D1} ->DELIVRD`, `${N1} ->ENROUTE`]);
+		expect(items.map((item) => `${String(item.batch_id)} ${String(item.msisdn)}`)).toEqual([
+			`${first} ${D1}`,
+			`${first} ${N1}`,
+			`${second} ${U1}`,
+		]);
+		expect(changes(items)).toEqual([`${D1} ->DELIVRD`, `${U1} ->UNDELIV`, `${N1} ->ENROUTE`]);
 		expect(JSON.stringify(outcome.staticData)).toBe(saved); // the manual run's own copy: untouched
 		expect(JSON.stringify(watcher.persisted)).toBe(saved);
 		expect(JSON.stringify(watcher.staticData)).toBe(memory);
@@ -376,6 +428,25 @@ describe('manual mode ("Fetch test event")', () => {
 			`${D1} ENROUTE>DELIVRD`,
 			`${U1} ENROUTE>UNDELIV`,
 		]);
+	});
+
+	it('is bounded: a few reports of each batch, and the first 20 batches', async () => {
+		const big = await sendDirect(
+			sb.baseUrl,
+			Array.from({ length: 8 }, (_, i) => NUMBER.delivered(100 + i)),
+		);
+		const small: string[] = [];
+		for (let i = 0; i < 21; i++) small.push(await sendDirect(sb.baseUrl, [NUMBER.delivered(i)]));
+		const watcher = new Watcher(sb.baseUrl, {
+			batchIds: [big, ...small].join(','),
+			emit: 'changes',
+		});
+		const items = (await watcher.fetchTestEvent()).result?.[0].map((item) => item.json) ?? [];
+		const perBatch = new Map<unknown, number>();
+		for (const item of items) perBatch.set(item.batch_id, (perBatch.get(item.batch_id) ?? 0) + 1);
+		expect([...perBatch.keys()]).toEqual([big, ...small.slice(0, 19)]);
+		expect(perBatch.get(big)).toBe(5);
+		expect(statusRequests()).toHaveLength(20);
 	});
 
 	it('shows what the mode emits: only final reports under Final Statuses Only, when there are some', async () => {
@@ -398,10 +469,11 @@ describe('manual mode ("Fetch test event")', () => {
 		expect(reads.mock.calls).toHaveLength(1);
 	});
 
-	it('with Batch Finished, the sample is the summary of the first batch', async () => {
+	it('with Batch Finished, the sample is the summary of each batch', async () => {
 		const batchId = await sendDirect(sb.baseUrl, [D1, N1]);
+		const other = await sendDirect(sb.baseUrl, [U1]);
 		const outcome = await new Watcher(sb.baseUrl, {
-			batchIds: batchId,
+			batchIds: `${batchId},${other}`,
 			emit: 'batchFinal',
 		}).fetchTestEvent();
 		expect(outcome.result?.[0].map((item) => item.json)).toEqual([
@@ -412,6 +484,21 @@ describe('manual mode ("Fetch test event")', () => {
 				by_outcome: { delivered: 0, failed: 0, pending: 2 },
 				all_final: false,
 			},
+			{
+				batch_id: other,
+				total: 1,
+				by_status: { ENROUTE: 1 },
+				by_outcome: { delivered: 0, failed: 0, pending: 1 },
+				all_final: false,
+			},
 		]);
+	});
+
+	it('names a batch that cannot be read', async () => {
+		const batchId = await sendDirect(sb.baseUrl, [D1]);
+		const watcher = new Watcher(sb.baseUrl, { batchIds: `${batchId}, 4242424242424242424` });
+		await expect(watcher.fetchTestEvent()).rejects.toThrow(
+			/does not know batch 4242424242424242424/,
+		);
 	});
 });

@@ -7,7 +7,6 @@ import type {
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../../shared/domain/body';
-import { readBatchId } from '../../shared/domain/batchId';
 import { readBatchIdList, summariseCampaign } from '../../shared/domain/campaign';
 import { shapeReport, summariseReports, type DeliveryReport } from '../../shared/domain/reports';
 import {
@@ -36,11 +35,12 @@ export const getStatusDescription: INodeProperties[] = [
 		displayName: 'Batch IDs',
 		name: 'batchId',
 		type: 'string',
-		default: '',
+		// Send's output as it is: each row's own batch. A saved workflow keeps the value it has.
+		default: '={{ $json.batch_id }}',
 		required: true,
 		placeholder: 'e.g. 9007199254740993',
 		description:
-			"The batch_id that Send returned: one, several separated by commas, or an expression giving each input item's batch_id (read for every item: after a Send, every batch it sent). Pass IDs as text: they have up to 19 digits.",
+			"The batch_id that Send returned: by default each input item's own (after a Send, every batch it sent; a row Send did not send passes through, marked not sent), or one or several IDs separated by commas, or an expression giving a list. Pass IDs as text: they have up to 19 digits.",
 		displayOptions: showForGetStatus,
 	},
 	{
@@ -96,6 +96,19 @@ interface Request {
 	format: WireFormat;
 }
 
+/**
+ * A row of Send that was never sent (skipped, failed, refused; or unknown without a batch): no
+ * batch to read, so it passes through, paired, saying so.
+ */
+interface NotSent {
+	itemIndex: number;
+	/** `unknown` when the service may have taken the send (it gave no batch to read). */
+	outcome: 'not sent' | 'unknown';
+	send_outcome: string;
+	msisdn: string | null;
+	reason: string | null;
+}
+
 /** A batch's reports, or why they could not be read. */
 type Read = DeliveryReport[] | NodeApiError | NodeOperationError;
 type Fetched = Map<string, Read>;
@@ -106,19 +119,44 @@ type Fetched = Map<string, Read>;
  */
 export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const requests: Request[] = [];
+	const notSent: NotSent[] = [];
 	/** Error items of input items whose ids were refused (Continue On Fail), by item index. */
 	const refused = new Map<number, INodeExecutionData>();
 	const inputCount = this.getInputData().length;
 	for (let itemIndex = 0; itemIndex < inputCount; itemIndex++) {
 		try {
-			requests.push(requestOf.call(this, itemIndex));
+			const request = requestOf.call(this, itemIndex);
+			if ('batchIds' in request) requests.push(request);
+			else notSent.push(request);
 		} catch (error) {
 			const nodeError = asNodeError(this, error, itemIndex);
 			if (!this.continueOnFail()) throw nodeError;
 			refused.set(itemIndex, errorItem(nodeError, [itemIndex]));
 		}
 	}
-	if (requests.length === 0) return [...refused.values()];
+	if (requests.length + notSent.length === 0) return [...refused.values()];
+	const fetched = await fetchAllOf.call(this, requests);
+	const output = this.getNodeParameter('output', 0) as string;
+	if (output === 'campaign') return [...refused.values(), campaignItem(requests, notSent, fetched)];
+	// Items that read no batch, each in its place among the others.
+	const unread = new Map(refused);
+	for (const row of notSent) unread.set(row.itemIndex, notSentItem(row, output));
+	// In input order; items pushed one by one (a spread of 100,000 arguments would overflow).
+	const items: INodeExecutionData[] = [];
+	const perBatch = output === 'batch';
+	const used = new Set<string>();
+	let next = 0;
+	for (let itemIndex = 0; itemIndex < inputCount; itemIndex++) {
+		const passed = unread.get(itemIndex);
+		if (passed) items.push(passed);
+		else for (const item of itemsFor(requests[next++], fetched, perBatch, used)) items.push(item);
+	}
+	return items;
+}
+
+/** Every batch of the requests, read once; without Continue On Fail the first failure stops. */
+async function fetchAllOf(this: IExecuteFunctions, requests: readonly Request[]): Promise<Fetched> {
+	if (requests.length === 0) return new Map();
 	// One credential read per item for the settings and all that item's requests.
 	const accountOf = accountsOfRun.call(this);
 	const first = requests[0].itemIndex;
@@ -126,29 +164,24 @@ export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeEx
 	const fetched = await fetchAll.call(this, requests, timeZone, accountOf);
 	// Past this point every batch was read or failed (under Continue On Fail none is left out).
 	if (!this.continueOnFail()) throwFirstFailure(requests, fetched);
-	const output = this.getNodeParameter('output', first) as string;
-	if (output === 'campaign') return [...refused.values(), campaignItem(requests, fetched)];
-	// In input order; items pushed one by one (a spread of 100,000 arguments would overflow).
-	const items: INodeExecutionData[] = [];
-	const perBatch = output === 'batch';
-	const used = new Set<string>();
-	let next = 0;
-	for (let itemIndex = 0; itemIndex < inputCount; itemIndex++) {
-		const error = refused.get(itemIndex);
-		if (error) items.push(error);
-		else for (const item of itemsFor(requests[next++], fetched, perBatch, used)) items.push(item);
-	}
-	return items;
+	return fetched;
 }
 
-function requestOf(this: IExecuteFunctions, itemIndex: number): Request {
+function requestOf(this: IExecuteFunctions, itemIndex: number): Request | NotSent {
 	const value = this.getNodeParameter('batchId', itemIndex) as unknown;
 	const listed = readBatchIdList(value);
-	// Nothing at all: readBatchId says so in the words it uses for one empty id.
-	const read = 'batchIds' in listed && listed.batchIds.length === 0 ? readBatchId('') : listed;
-	if ('problem' in read) {
-		throw new NodeOperationError(this.getNode(), read.problem, {
-			description: read.hint,
+	if ('batchIds' in listed && listed.batchIds.length === 0) {
+		const row = notSentRow(this.getInputData()[itemIndex]?.json, itemIndex);
+		if (row) return row;
+		throw new NodeOperationError(this.getNode(), 'No batch ID to read for this item', {
+			description:
+				"Batch IDs gave nothing, and the item has no batch_id (it is not a row of Send's output). Put Get Status after Send, whose rows carry their batch_id, or give the batch IDs to read.",
+			itemIndex,
+		});
+	}
+	if ('problem' in listed) {
+		throw new NodeOperationError(this.getNode(), listed.problem, {
+			description: listed.hint,
 			itemIndex,
 		});
 	}
@@ -156,10 +189,55 @@ function requestOf(this: IExecuteFunctions, itemIndex: number): Request {
 		this.getNodeParameter(`statusOptions.${name}`, itemIndex, fallback) as T;
 	return {
 		itemIndex,
-		batchIds: (read as { batchIds: string[] }).batchIds,
+		batchIds: listed.batchIds,
 		statuses: option<string[]>('statuses', []),
 		format: option<WireFormat>('format', 'json'),
 	};
+}
+
+/** A row of Send that has no batch because it was not sent, as Send's send_outcome says. */
+function notSentRow(json: IDataObject | undefined, itemIndex: number): NotSent | undefined {
+	const sendOutcome = json?.send_outcome;
+	if (typeof sendOutcome !== 'string' || sendOutcome === 'accepted') return undefined;
+	const text = (value: unknown) => (typeof value === 'string' ? value : null);
+	return {
+		itemIndex,
+		outcome: sendOutcome === 'unknown' ? 'unknown' : 'not sent',
+		send_outcome: sendOutcome,
+		msisdn: text(json?.msisdn),
+		reason: text(json?.reason) ?? text(json?.error),
+	};
+}
+
+/** The row never sent, in the columns of the chosen output, with Send's outcome and reason. */
+function notSentItem(row: NotSent, output: string): INodeExecutionData {
+	const said = { send_outcome: row.send_outcome, reason: row.reason };
+	// Nothing will change for it: final, so that a loop waiting for every row does not wait on it.
+	const json: IDataObject =
+		output === 'batch'
+			? {
+					batch_id: null,
+					total: 0,
+					by_status: {},
+					by_outcome: { delivered: 0, failed: 0, pending: 0 },
+					all_final: true,
+					reports: [],
+					outcome: row.outcome,
+					...said,
+				}
+			: {
+					batch_id: null,
+					msisdn: row.msisdn,
+					status: null,
+					outcome: row.outcome,
+					final: true,
+					network_id: null,
+					gateway_session_id: null,
+					delivery_date: null,
+					delivery_date_raw: null,
+					...said,
+				};
+	return { json, pairedItem: { item: row.itemIndex } };
 }
 
 interface Work {
@@ -244,8 +322,15 @@ function itemsFor(
 	return output;
 }
 
-/** All batches of all items in one summary; a batch that could not be read is listed. */
-function campaignItem(requests: readonly Request[], fetched: Fetched): INodeExecutionData {
+/**
+ * All batches of all items in one summary; a batch that could not be read is listed, and so is
+ * each row of Send that was never sent.
+ */
+function campaignItem(
+	requests: readonly Request[],
+	notSent: readonly NotSent[],
+	fetched: Fetched,
+): INodeExecutionData {
 	const batches: Array<{ batchId: string; reports: DeliveryReport[] }> = [];
 	const unread: Array<{ batch_id: string; error: string }> = [];
 	const seen = new Set<string>();
@@ -258,8 +343,17 @@ function campaignItem(requests: readonly Request[], fetched: Fetched): INodeExec
 			else unread.push({ batch_id: batchId, error: reports.message });
 		}
 	}
-	const json = summariseCampaign(batches, unread) as unknown as IDataObject;
-	return { json, pairedItem: pairedWith(requests.map((request) => request.itemIndex)) };
+	const summary = summariseCampaign(batches, unread);
+	const json = summary as unknown as IDataObject;
+	if (notSent.length > 0) {
+		json.not_sent = notSent.map(({ itemIndex, send_outcome, reason }) => ({
+			item: itemIndex,
+			send_outcome,
+			reason,
+		}));
+	}
+	const items = [...requests, ...notSent].map((request) => request.itemIndex);
+	return { json, pairedItem: pairedWith(items) };
 }
 
 /** Without Continue On Fail, the node fails with the first batch (in input order) that did. */

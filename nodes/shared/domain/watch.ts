@@ -21,7 +21,7 @@ export interface WatchOptions {
 	statuses: readonly string[];
 	/**
 	 * On the trigger's first poll, emit what is already there (else it is the baseline). A batch
-	 * first read in a later poll always emits what it finds: see firstSightEmits.
+	 * first read in a later poll, or already finished when first read, always emits what it finds.
 	 */
 	emitExisting: boolean;
 }
@@ -101,7 +101,8 @@ export function advance<R extends StatusReport>(
 			if (old) next.b[batchId] = old; // not read this time: unchanged
 			continue;
 		}
-		const emitFirst = !firstPoll || options.emitExisting;
+		const emitFirst =
+			!firstPoll || options.emitExisting || (old === undefined && allFinal(reports));
 		const step = advanceBatch(batchId, old, reports, options, emitFirst);
 		result.reports.push(...step.emissions);
 		changed ||= step.changed;
@@ -213,6 +214,14 @@ function advanceBatch<R extends StatusReport>(
 	if (allFinal) next.d = 1;
 	if (Boolean(next.d) !== Boolean(old?.d)) changed = true;
 	return { emissions, next, changed };
+}
+
+/**
+ * A batch whose every report is final when the trigger first reads it (ids pasted from a campaign
+ * that has ended) will never change again: as a baseline it would never be reported at all.
+ */
+function allFinal(reports: readonly StatusReport[]): boolean {
+	return reports.length > 0 && reports.every((report) => isFinal(report.status));
 }
 
 /** Whether a report in this status is emitted under these options (also what the sample shows). */

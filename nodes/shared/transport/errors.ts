@@ -78,18 +78,37 @@ function failure(
 	});
 }
 
+/** What a body is at a glance: the service answers JSON or XML; a web server, a page or text. */
+export type AnswerKind = 'json' | 'xml' | 'html' | 'text' | 'empty';
+
+export function answerKind(body: string): AnswerKind {
+	let at = 0;
+	while (at < body.length && /\s/.test(body[at])) at++;
+	const start = body.slice(at, at + 16).toLowerCase();
+	if (start === '') return 'empty';
+	if (start[0] === '{' || start[0] === '[') return 'json';
+	if (start.startsWith('<!doctype html') || start.startsWith('<html')) return 'html';
+	return start[0] === '<' ? 'xml' : 'text';
+}
+
 /** A non-2xx answer, after any retries. */
 export function statusFailure(r: Reporter, answer: QuotedAnswer): NodeApiError {
 	const status = answer.statusCode;
 	const quoted = excerpt(answer.body, r.secrets);
-	return failure(r, statusWording(r, answer, quoted), {
+	const kind = answerKind(answer.body);
+	return failure(r, statusWording(r, answer, quoted, kind), {
 		outcomeUnknown: mayHaveBeenTaken(status),
 		statusCode: status,
-		context: { status, excerpt: quoted },
+		context: { status, excerpt: quoted, answer: kind },
 	});
 }
 
-function statusWording(r: Reporter, answer: QuotedAnswer, quoted: string): Wording {
+function statusWording(
+	r: Reporter,
+	answer: QuotedAnswer,
+	quoted: string,
+	kind: AnswerKind,
+): Wording {
 	const status = answer.statusCode;
 	if (status >= 300 && status < 400) return redirectWording(r, status, answer.headers?.location);
 	if (status === 401 || status === 403) {
@@ -98,7 +117,7 @@ function statusWording(r: Reporter, answer: QuotedAnswer, quoted: string): Wordi
 			description: 'Check the username and password in the Bulk SMS credential.',
 		};
 	}
-	if (status === 404) return notFoundWording(r);
+	if (status === 404) return notFoundWording(r, kind);
 	if (status === 429) {
 		return {
 			message: 'The service is rate limiting requests (HTTP 429)',
@@ -137,9 +156,12 @@ function redirectWording(r: Reporter, status: number, location: unknown): Wordin
 	};
 }
 
-/** A 404 means an unknown batch, or a Base URL that is not the service: say both. */
-function notFoundWording(r: Reporter): Wording {
-	if (r.call.kind === 'status') {
+/**
+ * A 404 of a read means an unknown batch, or a Base URL that is not the service: both are said,
+ * unless the answer is a web page or text (no answer of the service), which only the path gets.
+ */
+function notFoundWording(r: Reporter, kind: AnswerKind): Wording {
+	if (r.call.kind === 'status' && !isPage(kind)) {
 		return {
 			message: `Not found (HTTP 404): either the service does not know batch ${r.call.batchId}, or the Base URL points somewhere that is not the Bulk SMS service (it must be the address without /api/sms)`,
 			description: `Use the batch_id that Send returned, as text, and check the Base URL in the Bulk SMS credential (now ${r.shownBaseUrl}).`,
@@ -151,16 +173,28 @@ function notFoundWording(r: Reporter): Wording {
 	};
 }
 
+/** An HTML page or plain text: what a web server answers, never the service (JSON or XML). */
+function isPage(kind: AnswerKind): boolean {
+	return kind === 'html' || kind === 'text';
+}
+
+export const UNREADABLE = "The service's answer could not be read: ";
+
 /** A 2xx (or an error status) whose body the reader could not make sense of. */
 export function unreadableAnswer(r: Reporter, answer: QuotedAnswer, why: string): NodeApiError {
 	const status = answer.statusCode;
+	const kind = answerKind(answer.body);
 	return failure(
 		r,
 		{
-			message: `The service's answer could not be read: ${why}`,
+			message: `${UNREADABLE}${kind === 'html' ? 'it is an HTML page' : why}`,
 			description: `HTTP ${status}, body starts: ${excerpt(answer.body, r.secrets)}`,
 		},
-		{ outcomeUnknown: mayHaveBeenTaken(status), statusCode: status, context: { status } },
+		{
+			outcomeUnknown: mayHaveBeenTaken(status),
+			statusCode: status,
+			context: { status, answer: kind },
+		},
 	);
 }
 
@@ -206,6 +240,41 @@ function neverSent(code: string | undefined): boolean {
 		['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code) ||
 		/CERT|TLS|SSL/.test(code)
 	);
+}
+
+/**
+ * Whether a failure concerns the account or its address rather than one batch: the credentials
+ * refused (401, 403), nothing reached (refused, unknown host, no route, TLS), or a web page or
+ * text where the service's path should be (a 404 or 405, or a 2xx that is not JSON or XML).
+ * A 404 in JSON or XML is the service's own answer: for a read, most likely an unknown batch.
+ */
+export function concernsAccount(error: NodeApiError | NodeOperationError): boolean {
+	const details = detailsOf(error);
+	const code = Number(error instanceof NodeApiError ? error.httpCode : undefined);
+	// A redirect too: the interface never redirects, so the Base URL is not the service's.
+	if (code === 401 || code === 403 || (code >= 300 && code < 400)) return true;
+	if (typeof details.network_error === 'string') return neverSent(details.network_error);
+	const kind = details.answer as AnswerKind | undefined;
+	if (kind === undefined) return false;
+	if (code === 404 || code === 405 || (code >= 200 && code < 300)) return isPage(kind);
+	return false;
+}
+
+/**
+ * How a request failed, the same for any batch: its HTTP status, its network code, too slow or
+ * too large; otherwise its message.
+ */
+export function failureKind(error: NodeApiError | NodeOperationError): string {
+	const details = detailsOf(error);
+	if (typeof details.network_error === 'string') return `network ${details.network_error}`;
+	if (details.timeout_ms !== undefined) return 'too slow';
+	if (details.max_bytes !== undefined) return 'too large';
+	return error instanceof NodeApiError && error.httpCode ? `HTTP ${error.httpCode}` : error.message;
+}
+
+/** What `failure` put beside the message (n8n keeps it as the error's errorResponse). */
+function detailsOf(error: NodeApiError | NodeOperationError): JsonObject {
+	return (error.errorResponse ?? {}) as JsonObject;
 }
 
 /** The request failed without an answer; only the error code travels on. */

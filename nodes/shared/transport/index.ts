@@ -34,7 +34,7 @@ import { withRetries } from './retry';
 import { secretsOf, withoutUserinfo } from './secrets';
 import { CREDENTIAL, settingsOf, type ServiceSettings } from './settings';
 
-export { SendOutcomeUnknownError } from './errors';
+export { concernsAccount, failureKind, SendOutcomeUnknownError, UNREADABLE } from './errors';
 export { overrideTransportLimits } from './limits';
 export { RequestPace } from './pace';
 export { forEachConcurrently } from './pool';

@@ -5,19 +5,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { count, listFew } from '../../../shared/domain/words';
 import { itemOf, type Send } from './plan';
 import type { Failure, RequestResult, SendResults } from './run';
-
-const FEW = 5;
-
-const count = (n: number) => n.toLocaleString('en-US');
-
-/** "a, b, c, d, e and 4,995 more" */
-function listFew(values: readonly unknown[], few = FEW): string {
-	const shown = values.slice(0, few).map(String).join(', ');
-	const more = values.length - few;
-	return more > 0 ? `${shown} and ${count(more)} more` : shown;
-}
 
 /** The sentence about the request that failed, and about the later chunks of its send. */
 export function explainRequest(result: RequestResult, destinations: readonly string[]): string {

@@ -1,9 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { errorItem } from '../../../shared/items';
 import { accountsOfRun } from '../../../shared/transport';
 import { accountForRun, explainRequest } from './accounting';
-import { batchItems, destinationRows } from './output';
+import { batchItems, destinationRows, failedItem, failedRows } from './output';
 import { planSend, type Plan } from './plan';
 import { sendAll, type SendResults } from './run';
 
@@ -40,21 +39,13 @@ function throwFirstFailure(sent: readonly SendResults[]): void {
 function byBatch(plan: Plan, sent: readonly SendResults[]): INodeExecutionData[] {
 	const parts = [
 		...sent.map((results) => ({ first: results.send.items[0], items: batchItems(results) })),
-		...plan.failures.map(({ items, error }) => ({
-			first: items[0],
-			items: [errorItem(error, items)],
-		})),
+		...plan.failures.map((failure) => ({ first: failure.items[0], items: [failedItem(failure)] })),
 	];
 	return parts.sort((a, b) => a.first - b.first).flatMap((part) => part.items);
 }
 
 function byDestination(plan: Plan, sent: readonly SendResults[]): INodeExecutionData[] {
-	const rows = [
-		...sent.flatMap(destinationRows),
-		...plan.failures.flatMap(({ items, error }) =>
-			items.map((item) => ({ item, ...errorItem(error, [item]) })),
-		),
-	];
+	const rows = [...sent.flatMap(destinationRows), ...plan.failures.flatMap(failedRows)];
 	// Stable: numbers of one item stay in the order they were given.
 	return rows.sort((a, b) => a.item - b.item).map(({ json, pairedItem }) => ({ json, pairedItem }));
 }

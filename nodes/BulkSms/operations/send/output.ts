@@ -1,14 +1,19 @@
-/** The output items of a send: one per batch (request), or one per destination given. */
+/**
+ * The output items of a send: one per batch (request), or one per destination given. A row that
+ * was not sent (skipped, or failed under Continue On Fail) is paired with its input like the
+ * others and read the same way: `send_outcome`, `batch_id` (null), `reason`.
+ */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { creditsFor } from '../../../shared/domain/message';
 import { pairedWith } from '../../../shared/items';
 import { explainRequest } from './accounting';
-import { DUPLICATE, itemOf, OPTED_OUT, type Send } from './plan';
+import { entriesText, isLeftOut, itemOf, type ItemFailure, type Send, type Skipped } from './plan';
 import type { RequestResult, SendResults } from './run';
 
-function messageFields(send: Send, destinations: number): IDataObject {
-	const fields: IDataObject = {
+/** The message as sent to this many numbers: encoding, parts, credits and validity. */
+function measureFields(send: Send, destinations: number): IDataObject {
+	return {
 		encoding: send.measure.encoding,
 		characters: send.measure.characters,
 		parts: send.measure.parts,
@@ -16,6 +21,10 @@ function messageFields(send: Send, destinations: number): IDataObject {
 		validity_period: send.validity?.validity_period ?? null,
 		valid_until: send.validity?.valid_until ?? null,
 	};
+}
+
+function messageFields(send: Send, destinations: number): IDataObject {
+	const fields = measureFields(send, destinations);
 	if (send.smart) {
 		const saved = send.smart.before.parts - send.measure.parts;
 		fields.smart_encoding = {
@@ -49,18 +58,43 @@ export function batchItems({ send, results }: SendResults): INodeExecutionData[]
 	return output;
 }
 
-/** Every number of the items was left out (opted out, or given by an earlier item). */
+/** Every number of the items was left out: not valid, opted out, or given by an earlier item. */
 function nothingToSend(send: Send): INodeExecutionData {
 	return {
 		json: {
 			send_outcome: 'skipped',
+			batch_id: null,
 			requested: 0,
 			destinations: [],
 			skipped: send.skipped,
+			reason: entriesText(send.skipped),
 			duplicates_removed: send.duplicates,
 			...messageFields(send, 0),
 		},
 		pairedItem: pairedWith(send.items),
+	};
+}
+
+/**
+ * An item (or a combined group) that cannot be sent, under Continue On Fail: `failed`, with its
+ * bad numbers and why, paired with its row like a sent one.
+ */
+export function failedItem(failure: ItemFailure): INodeExecutionData {
+	const { error } = failure;
+	const skipped = (failure.numbers ?? []).flatMap((numbers) => numbers.skipped);
+	const invalid = skipped.filter((entry) => !isLeftOut(entry));
+	return {
+		json: {
+			send_outcome: 'failed',
+			batch_id: null,
+			requested: 0,
+			destinations: [],
+			skipped,
+			reason: invalid.length > 0 ? entriesText(invalid) : error.message,
+			error: error.message,
+			...(error.description ? { description: error.description } : {}),
+		},
+		pairedItem: pairedWith(failure.items),
 	};
 }
 
@@ -129,33 +163,59 @@ function notAttempted(send: Send, results: readonly RequestResult[]): string[] {
 // One item per destination
 // ---------------------------------------------------------------------------------------
 
+/**
+ * Every row has these columns, in this order, null where they do not apply: n8n's Table view
+ * and a sheet write-back then read every row alike.
+ */
+const ROW: IDataObject = {
+	msisdn: null,
+	input: null,
+	send_outcome: null,
+	batch_id: null,
+	reason: null,
+	sent_with_item: null,
+	error: null,
+	service_error: null,
+	encoding: null,
+	characters: null,
+	parts: null,
+	credits_expected: null,
+	validity_period: null,
+	valid_until: null,
+};
+
+type Row = INodeExecutionData & { item: number };
+
+function row(item: number, fields: IDataObject): Row {
+	return { item, json: { ...ROW, ...fields }, pairedItem: { item } };
+}
+
 /** A row for every number given, sent or skipped, paired with the item it came from. */
-export function destinationRows({
-	send,
-	results,
-}: SendResults): Array<INodeExecutionData & { item: number }> {
-	const rows: Array<INodeExecutionData & { item: number }> = [];
-	const perNumber = messageFields(send, 1);
+export function destinationRows({ send, results }: SendResults): Row[] {
+	const rows: Row[] = [];
+	const perNumber = measureFields(send, 1);
 	for (const [index, result] of results.entries()) {
-		const fields = rowFields(result);
-		for (const msisdn of send.chunks[index]) {
-			const item = itemOf(send, msisdn);
-			rows.push({ item, json: { msisdn, ...fields, ...perNumber }, pairedItem: { item } });
-		}
+		const fields = { ...rowFields(result), ...perNumber };
+		for (const msisdn of send.chunks[index])
+			rows.push(row(itemOf(send, msisdn), { msisdn, ...fields }));
 	}
-	for (const { item, input, reason, sent_with_item } of send.skipped) {
-		// An opted-out or repeated number is a valid one; an invalid entry has no msisdn.
-		const valid = reason === OPTED_OUT || reason === DUPLICATE;
-		const json: IDataObject = {
-			msisdn: valid ? input : null,
-			input,
-			send_outcome: 'skipped',
-			reason,
-		};
-		if (sent_with_item !== undefined) json.sent_with_item = sent_with_item;
-		rows.push({ item, json, pairedItem: { item } });
+	const leftOut = measureFields(send, 0);
+	for (const skipped of send.skipped) {
+		rows.push(row(skipped.item, { ...skippedFields(skipped), ...leftOut }));
 	}
 	return rows;
+}
+
+/** A number not sent, as its row says it: an opted-out or repeated number is a valid one. */
+function skippedFields(skipped: Skipped): IDataObject {
+	const { input, reason, sent_with_item } = skipped;
+	return {
+		msisdn: isLeftOut(skipped) ? input : null,
+		input,
+		send_outcome: 'skipped',
+		reason,
+		sent_with_item: sent_with_item ?? null,
+	};
 }
 
 function rowFields(result: RequestResult): IDataObject {
@@ -165,15 +225,36 @@ function rowFields(result: RequestResult): IDataObject {
 	if (result.outcome === 'not attempted') {
 		return {
 			send_outcome: 'not sent',
-			batch_id: null,
 			error: 'Not sent: an earlier request of the same send failed',
 		};
 	}
-	const fields: IDataObject = {
+	return {
 		send_outcome: result.outcome,
 		batch_id: result.response?.batch_id ?? null,
 		error: result.failure.message,
+		service_error: result.response?.error ?? null,
 	};
-	if (result.response?.error) fields.service_error = result.response.error;
-	return fields;
+}
+
+/**
+ * The rows of an item that cannot be sent: one per number it gave (its bad ones `failed` with
+ * their reason, its good ones `failed` because the item is), or one for the item when it failed
+ * before its numbers were read.
+ */
+export function failedRows(failure: ItemFailure): Row[] {
+	const { error } = failure;
+	const failed = { send_outcome: 'failed', error: error.message };
+	if (!failure.numbers) {
+		return failure.items.map((item) => row(item, { ...failed, reason: error.message }));
+	}
+	return failure.numbers.flatMap(({ item, destinations, skipped }) => [
+		...destinations.map((msisdn) =>
+			row(item, { msisdn, ...failed, reason: `not sent: ${error.message}` }),
+		),
+		...skipped.map((entry) =>
+			isLeftOut(entry)
+				? row(item, skippedFields(entry))
+				: row(item, { ...skippedFields(entry), ...failed }),
+		),
+	]);
 }

@@ -3,7 +3,7 @@
  * numbers of one or more items, split into requests of at most Max Destinations per Request.
  * Nothing here talks to the service, so every item is checked before anything is sent.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 import { isExpression, NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../../../shared/domain/body';
@@ -15,6 +15,7 @@ import {
 	type SmartEncoding,
 } from '../../../shared/domain/message';
 import { parseDestinations } from '../../../shared/domain/msisdn';
+import { count, listFew } from '../../../shared/domain/words';
 import {
 	resolveValidity,
 	ValidityError,
@@ -26,6 +27,10 @@ import { serviceSettings, type AccountOf } from '../../../shared/transport';
 
 export const OPTED_OUT = 'opted out';
 export const DUPLICATE = 'duplicate';
+/** The reason of an item whose Destinations gave nothing at all (an empty cell of a sheet). */
+export const NO_NUMBER = 'no number given';
+/** How many bad rows or numbers an error names one by one; the rest are counted. */
+const NAMED = 5;
 /** As in the option's description; an expression cannot open more connections than this. */
 const MAX_CONCURRENCY = 32;
 
@@ -35,6 +40,20 @@ export interface Skipped {
 	item: number;
 	/** For a number given by several items of one send: the item it was sent with. */
 	sent_with_item?: number;
+}
+
+/** What one item gave: the numbers to send, and the entries left out with why. */
+export interface Numbers {
+	item: number;
+	destinations: string[];
+	skipped: Skipped[];
+}
+
+/** An item or a group that cannot be sent (under Continue On Fail), with its numbers when read. */
+export interface ItemFailure {
+	items: number[];
+	error: NodeApiError | NodeOperationError;
+	numbers?: Numbers[];
 }
 
 /** Settings of the whole run, read from the first item. */
@@ -68,67 +87,74 @@ export interface Plan {
 	settings: RunSettings;
 	sends: Send[];
 	/** Items (or a combined group) that cannot be sent, under Continue On Fail. */
-	failures: Array<{ items: number[]; error: NodeOperationError }>;
+	failures: ItemFailure[];
 }
 
 /** What one item asks for, read once. */
-interface ItemSend {
-	item: number;
+interface ItemSend extends Numbers {
 	written: string;
 	smartEncoding: boolean;
 	validity: Validity | undefined;
 	format: WireFormat;
 	maxPerRequest: number;
 	onInvalid: string;
-	destinations: string[];
-	skipped: Skipped[];
 	duplicates: number;
 }
 
 type Reader = <T>(name: string, item: number, fallback: T) => T;
 
+/**
+ * Every item is read and checked before anything is sent. Without Continue On Fail, items that
+ * cannot be sent stop the run together (one error naming each), and so does a run left with
+ * nothing to send because of bad numbers; under it they become failed items and the rest goes.
+ */
 export async function planSend(this: IExecuteFunctions, accountOf: AccountOf): Promise<Plan> {
-	const count = this.getInputData().length;
+	const itemCount = this.getInputData().length;
 	const read = parameterReader(this);
 	const settings = readSettings(read);
-	const failures: Plan['failures'] = [];
-	const fail = (items: number[], error: unknown) => {
-		const nodeError = asNodeError(this, error, items[0]) as NodeOperationError;
-		if (!this.continueOnFail()) throw nodeError;
-		failures.push({ items, error: nodeError });
+	const failures: ItemFailure[] = [];
+	const fail = (items: number[], error: unknown, numbers?: Numbers[]) => {
+		failures.push({ items, error: asNodeError(this, error, items[0]), numbers });
 	};
-	const all = Array.from({ length: count }, (_, item) => item);
+	const planned = (sends: Send[]): Plan => {
+		if (failures.length > 0 && !this.continueOnFail()) throw oneError.call(this, failures);
+		return { settings, sends, failures };
+	};
+	const all = Array.from({ length: itemCount }, (_, item) => item);
 	let reader: (item: number) => ItemSend;
 	try {
 		reader = await itemReader.call(this, read, accountOf);
 	} catch (error) {
 		fail(all, error);
-		return { settings, sends: [], failures };
+		return planned([]);
 	}
 	const perItem: ItemSend[] = [];
 	for (const item of all) {
+		let itemSend: ItemSend;
 		try {
-			const itemSend = reader(item);
-			if (!settings.combine) checkDestinations.call(this, itemSend, itemSend.onInvalid, item);
-			perItem.push(itemSend);
+			itemSend = reader(item);
 		} catch (error) {
 			fail(settings.combine ? all : [item], error);
-			if (settings.combine) return { settings, sends: [], failures };
+			if (settings.combine) return planned([]);
+			continue;
 		}
+		const refused = settings.combine ? undefined : refusedNumbers.call(this, itemSend);
+		if (refused) fail([item], refused, [itemSend]);
+		else perItem.push(itemSend);
 	}
 	const sends: Send[] = [];
 	for (const group of groupsOf(perItem, settings)) {
 		try {
 			sends.push(sendOf.call(this, group, settings.combine));
 		} catch (error) {
-			fail(
-				group.map((itemSend) => itemSend.item),
-				error,
-			);
+			const items = group.map((itemSend) => itemSend.item);
+			fail(items, error, group);
 		}
 	}
+	const plan = planned(sends);
+	if (!this.continueOnFail()) checkSomethingToSend.call(this, sends, itemCount);
 	checkCredits.call(this, sends, settings.maxCredits);
-	return { settings, sends, failures };
+	return plan;
 }
 
 /**
@@ -206,6 +232,9 @@ async function itemReader(
 			option<unknown>('defaultCountryCode', ''),
 		);
 		leaveOut(itemSend, optedOut);
+		// A row with nothing in Destinations (an empty cell) is a bad row like one with a bad number.
+		if (itemSend.destinations.length === 0 && itemSend.skipped.length === 0)
+			itemSend.skipped.push({ input: '', reason: NO_NUMBER, item });
 		return itemSend;
 	};
 }
@@ -311,37 +340,107 @@ function validityOf(
 	}
 }
 
-/** Invalid numbers fail the item when asked; an item left with no number at all fails too. */
-function checkDestinations(
+/** An entry left out on purpose (opted out, or sent with an earlier item): not a bad number. */
+export function isLeftOut(skipped: Skipped): boolean {
+	return skipped.reason === OPTED_OUT || skipped.reason === DUPLICATE;
+}
+
+/** One entry as a person reads it: `"12345": too short: …`. */
+function entryText(skipped: Skipped): string {
+	return skipped.reason === NO_NUMBER ? NO_NUMBER : `"${skipped.input}": ${skipped.reason}`;
+}
+
+/** Entries as a person reads them, the first few named and the rest counted. */
+export function entriesText(entries: readonly Skipped[], named = NAMED): string {
+	return listFew(entries.map(entryText), named, '; ');
+}
+
+function invalidOf(entries: readonly Skipped[]): Skipped[] {
+	return entries.filter((skipped) => !isLeftOut(skipped));
+}
+
+/** "Item 1: why; item 3: why and 4 more": bad rows, each with its first reason. */
+function rowsText(rows: ReadonlyArray<[item: number, why: string]>): string {
+	const text = listFew(
+		rows.map(([item, why]) => `item ${item}: ${why}`),
+		NAMED,
+		'; ',
+	);
+	return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Invalid Numbers: Fail the Item: the error of an item (or combined send) with a bad number. */
+function refusedNumbers(
 	this: IExecuteFunctions,
-	what: { destinations: readonly string[]; skipped: readonly Skipped[] },
-	onInvalid: string,
-	itemIndex: number,
-): void {
-	const invalid = what.skipped.filter((skipped) => skipped.reason !== OPTED_OUT);
-	const reasons = invalid
-		.slice(0, 5)
-		.map((skipped) => `"${skipped.input}": ${skipped.reason}`)
-		.join('; ');
-	if (invalid.length > 0 && onInvalid === 'fail') {
-		throw new NodeOperationError(
-			this.getNode(),
-			`${invalid.length} destination(s) are not valid mobile numbers; nothing was sent`,
-			{
-				description: `${reasons}. Correct them, or set Invalid Numbers to Skip and Report.`,
-				itemIndex,
-			},
-		);
-	}
-	// Numbers that were all opted out leave nothing to send, which is not an error.
-	if (what.destinations.length === 0 && what.skipped.length === invalid.length) {
-		throw new NodeOperationError(this.getNode(), 'No valid destination to send to', {
-			description: reasons
-				? `${reasons}.`
-				: 'Destinations is empty: give numbers in international format, e.g. 447700900123.',
+	numbers: Pick<Numbers, 'skipped'> & { onInvalid: string; item: number },
+): NodeOperationError | undefined {
+	const invalid = invalidOf(numbers.skipped);
+	if (numbers.onInvalid !== 'fail' || invalid.length === 0) return undefined;
+	const itemIndex = numbers.item;
+	if (invalid.every((skipped) => skipped.reason === NO_NUMBER)) {
+		return new NodeOperationError(this.getNode(), 'No destination given; nothing was sent', {
+			description:
+				'Destinations is empty: give numbers in international format, e.g. 447700900123, or set Invalid Numbers to Skip and Report to skip such rows.',
 			itemIndex,
 		});
 	}
+	return new NodeOperationError(
+		this.getNode(),
+		`${invalid.length} destination(s) are not valid mobile numbers; nothing was sent`,
+		{
+			description: `${entriesText(invalid)}. Correct them, or set Invalid Numbers to Skip and Report.`,
+			itemIndex,
+		},
+	);
+}
+
+/** Several items that cannot be sent stop the run with one error that names each. */
+function oneError(
+	this: IExecuteFunctions,
+	failures: readonly ItemFailure[],
+): NodeApiError | NodeOperationError {
+	if (failures.length === 1) return failures[0].error;
+	const rows = failures.map((failure): [number, string] => {
+		const invalid = invalidOf((failure.numbers ?? []).flatMap((numbers) => numbers.skipped));
+		return [failure.items[0], invalid.length > 0 ? entriesText(invalid, 1) : failure.error.message];
+	});
+	const badNumbers = failures.every((failure) => failure.numbers !== undefined);
+	const hint = badNumbers ? ' Correct them, or set Invalid Numbers to Skip and Report.' : '';
+	return new NodeOperationError(
+		this.getNode(),
+		`${count(failures.length)} items cannot be sent; nothing was sent`,
+		{ description: `${rowsText(rows)}.${hint}`, itemIndex: failures[0].items[0] },
+	);
+}
+
+/**
+ * Skip and Report skips bad rows; a run left with nothing to send because of them fails once,
+ * naming them (opted-out numbers alone are a choice, not an error).
+ */
+function checkSomethingToSend(
+	this: IExecuteFunctions,
+	sends: readonly Send[],
+	items: number,
+): void {
+	if (sends.some((send) => send.chunks.length > 0)) return;
+	const bad = new Map<number, Skipped[]>();
+	for (const skipped of invalidOf(sends.flatMap((send) => send.skipped))) {
+		const entries = bad.get(skipped.item);
+		if (entries) entries.push(skipped);
+		else bad.set(skipped.item, [skipped]);
+	}
+	if (bad.size === 0) return;
+	const which =
+		items === 1
+			? 'the item has no number that can be sent'
+			: bad.size === items
+				? `none of the ${count(items)} items has a number that can be sent`
+				: `no item has a number that can be sent, and ${count(bad.size)} of the ${count(items)} have none that is valid`;
+	const rows = [...bad].map(([item, entries]): [number, string] => [item, entriesText(entries, 1)]);
+	throw new NodeOperationError(this.getNode(), 'No valid destination to send to', {
+		description: `Nothing was sent: ${which}. ${rowsText(rows)}. Give numbers in international format (e.g. 447700900123), or set Default Country Code for numbers written nationally.`,
+		itemIndex: rows[0][0],
+	});
 }
 
 /** Items that go out together: all of them, those with the same message and options, or each alone. */
@@ -350,6 +449,11 @@ function groupsOf(perItem: ItemSend[], settings: RunSettings): ItemSend[][] {
 	if (!settings.group) return perItem.map((itemSend) => [itemSend]);
 	const groups = new Map<string, ItemSend[]>();
 	for (const itemSend of perItem) {
+		// An item with nothing to send comes out as its own skipped item, paired with its row.
+		if (itemSend.destinations.length === 0) {
+			groups.set(`item ${itemSend.item}`, [itemSend]);
+			continue;
+		}
 		const key = JSON.stringify([
 			itemSend.written,
 			itemSend.smartEncoding,
@@ -389,7 +493,10 @@ function sendOf(this: IExecuteFunctions, group: ItemSend[], combined: boolean): 
 		send.skipped = first.skipped;
 		send.duplicates = first.duplicates;
 	} else for (const itemSend of group) merge(send, itemSend);
-	if (combined) checkDestinations.call(this, send, first.onInvalid, first.item);
+	const refused =
+		combined &&
+		refusedNumbers.call(this, { ...send, onInvalid: first.onInvalid, item: first.item });
+	if (refused) throw refused;
 	send.chunks = chunk(send.destinations, first.maxPerRequest);
 	return send;
 }
