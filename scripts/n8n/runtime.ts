@@ -3,7 +3,7 @@
  * demo, the editor and the e2e tests. Everything binds 127.0.0.1; every process started here is
  * the leader of its own process group, and `stop()` ends those groups (no orphans).
  *
- * Facts behind the settings: /work/shared/DESIGN.md, "Running the n8n product here".
+ * Facts behind the settings: docs/running-in-n8n.md.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

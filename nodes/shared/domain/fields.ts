@@ -1,7 +1,7 @@
 /** The names of the interface's fields, where code must list them. */
 
 /**
- * The fields of a delivery report (seed 2.3), in the order the service writes them (any order
+ * The fields of a delivery report (docs/interface.md, 2.3), in the order the service writes them (any order
  * is read); also what tells a status callback's query or form from anything else.
  */
 export const REPORT_FIELDS = [
@@ -13,7 +13,7 @@ export const REPORT_FIELDS = [
 	'gateway_session_id',
 ] as const;
 
-/** The fields of a send answer (seed 2.2), in the order the service writes them. */
+/** The fields of a send answer (docs/interface.md, 2.2), in the order the service writes them. */
 export const SEND_FIELDS = [
 	'accepted',
 	'batch_id',

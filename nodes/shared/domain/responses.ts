@@ -138,7 +138,7 @@ function reportList(reports: unknown): unknown[] {
 	throw new ResponseShapeError(`status response: reports should be a list, got ${kind(reports)}`);
 }
 
-/** One delivery report (seed 2.3), JSON or XML spelling; also what a status callback carries. */
+/** One delivery report (docs/interface.md, 2.3), JSON or XML spelling; also what a status callback carries. */
 export function readDeliveryReport(item: unknown, where: string): RawReport {
 	const read = attempt(() => reportFields(item));
 	if ('value' in read) return read.value;

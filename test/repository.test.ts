@@ -1,0 +1,63 @@
+/**
+ * The repository explains itself: a maintainer who clones it has every file its code and docs
+ * cite. Nothing it tracks may name a path of the machine it was built on, or a document kept
+ * outside it (the provider's interface is restated in docs/interface.md, and cited there).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..');
+
+/** What a clone cannot follow, and what to write instead. */
+const OUTSIDE: Array<{ pattern: RegExp; instead: string }> = [
+	{
+		// An absolute path in a home or work folder: /root/..., /home/<user>/..., /work/...
+		pattern: /(^|[^\w.~-])\/(work|root|home\/[\w.-]+|Users\/[\w.-]+)\//,
+		instead: 'a path relative to the repository',
+	},
+	{
+		pattern: /(\.\.\/)+shared\/(DESIGN|STYLE|seed)|shared\/(DESIGN|STYLE)\.md/,
+		instead: 'docs/decisions.md',
+	},
+	{
+		// "seed 4.1", "seed section 6", "seed §6.2", "seed/bulk-sms-interface.md"
+		pattern: /(^|[^\w-])seed(\/|[ ,]+(§|section\b|\d))/i,
+		instead: 'docs/interface.md and its section number',
+	},
+];
+
+function trackedTextFiles(): string[] {
+	const listed = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' });
+	return listed
+		.split('\0')
+		.filter((file) => file && !/\.(png|jpg|svg|ico)$|package-lock\.json$/.test(file));
+}
+
+/** The folders around this clone and the user's home, wherever CI or a maintainer cloned it. */
+function machinePaths(): string[] {
+	return [path.dirname(ROOT), os.homedir()].filter((dir) => dir.length > 1).map((dir) => dir + '/');
+}
+
+describe('the repository cites only itself', () => {
+	it('names no path of the machine and no document outside the repository', () => {
+		const found: string[] = [];
+		const here = path.relative(ROOT, __filename);
+		for (const file of trackedTextFiles()) {
+			if (file === here) continue;
+			readFileSync(path.join(ROOT, file), 'utf8')
+				.split('\n')
+				.forEach((line, i) => {
+					const where = `${file}:${i + 1}`;
+					for (const { pattern, instead } of OUTSIDE) {
+						if (pattern.test(line)) found.push(`${where}: cite ${instead}: ${line.trim()}`);
+					}
+					for (const dir of machinePaths()) {
+						if (line.includes(dir)) found.push(`${where}: names ${dir}: ${line.trim()}`);
+					}
+				});
+		}
+		expect(found).toEqual([]);
+	});
+});
