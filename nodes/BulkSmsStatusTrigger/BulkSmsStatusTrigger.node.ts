@@ -10,7 +10,9 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { statusTriggerProperties } from './description';
-import { receiveCallback, rememberEmitted } from './webhook';
+import { emitHandedOver } from './execute';
+import { KnownReports } from './knownReports';
+import { receiveCallback } from './webhook';
 
 export class BulkSmsStatusTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -52,12 +54,26 @@ export class BulkSmsStatusTrigger implements INodeType {
 		},
 	};
 
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveCallback.call(this);
-	}
+	/**
+	 * What this process knows of the callbacks it received and emitted (knownReports.ts): n8n
+	 * makes one instance of a node type per process, and both steps below close over it.
+	 */
+	private readonly known = new KnownReports();
 
-	/** Runs first in the execution a callback started: it remembers what was emitted. */
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await rememberEmitted.call(this);
-	}
+	webhook = receiverOf(this.known);
+
+	/** Runs first in the execution a callback started: see execute.ts. */
+	execute = executorOf(this.known);
+}
+
+function receiverOf(known: KnownReports) {
+	return async function (this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await receiveCallback.call(this, known);
+	};
+}
+
+function executorOf(known: KnownReports) {
+	return async function (this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await emitHandedOver.call(this, known);
+	};
 }

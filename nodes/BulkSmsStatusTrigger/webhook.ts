@@ -1,30 +1,27 @@
 import { createHash, timingSafeEqual } from 'crypto';
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { readBatchIdList } from '../shared/domain/campaign';
-import { shapeReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
 import { isFinal } from '../shared/domain/status';
-import { serviceSettings } from '../shared/transport';
-import { DEFAULT_MEMORY, MAX_MEMORY, remember, sift, type ReportKey } from './memory';
+import { handoverItems } from './handover';
+import type { KnownReports, TriggerMemory } from './knownReports';
+import { DEFAULT_MEMORY, sift } from './memory';
+import { memoryLimit, MEMORY_KEY, triggerOf } from './parameters';
 import { readCallback } from './read';
+import { mergedMemory, readStored, storedLookup } from './storedMemory';
 
-/** Key of the trigger's memory in the node's static data. */
-const MEMORY_KEY = 'seen';
 const REALM = 'Basic realm="Bulk SMS callbacks"';
 
 /**
- * One callback: check the caller, read the reports, forget the repeats, filter, emit. Answers
- * 200 at once (onReceived); 401 and 400 start nothing.
+ * One callback: check the caller, read the reports, tell the news from repeats, filter, emit.
+ * Answers 200 at once (onReceived); 401 and 400 start nothing.
  */
-export async function receiveCallback(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+export async function receiveCallback(
+	this: IWebhookFunctions,
+	known: KnownReports,
+): Promise<IWebhookResponseData> {
 	const refusal = authenticationProblem.call(this);
 	if (refusal) {
 		this.logger.warn(`Bulk SMS Status Trigger refused a callback: ${refusal}`);
@@ -38,55 +35,57 @@ export async function receiveCallback(this: IWebhookFunctions): Promise<IWebhook
 		);
 		return answer.call(this, 400, { error: `Not a delivery report: ${reading.problem}` });
 	}
-	const staticData = this.getWorkflowStaticData('node');
+	return handOver.call(this, known, reading.reports);
+}
+
+/**
+ * The reports' fate, decided with no await from the look-up to the hold, so that copies of a
+ * callback arriving together in this process are told apart (knownReports.ts). A callback with
+ * nothing to emit is answered here; one with news starts an execution, which remembers what it
+ * carries (execute.ts), and n8n answers it once that execution has started.
+ */
+function handOver(
+	this: IWebhookFunctions,
+	known: KnownReports,
+	reports: RawReport[],
+): IWebhookResponseData {
 	const limit = memoryLimit(this.getNodeParameter('options.memory', DEFAULT_MEMORY));
-	const sifted = sift(staticData[MEMORY_KEY], reading.reports, limit);
-	const wanted = sifted.fresh.filter(reportFilter.call(this));
-	const received = {
-		received: reading.reports.length,
-		repeated: sifted.repeated,
-		late: sifted.late,
-	};
-	if (wanted.length === 0) {
-		// No execution starts, so n8n saves this call's static data: keep what was new (only then,
-		// so that a mere repeat never writes over what a running execution is about to store).
-		if (sifted.added > 0) staticData[MEMORY_KEY] = sifted.memory;
-		return answer.call(this, 200, { ...received, emitted: 0 });
-	}
-	const timeZone = await callbackTimeZone.call(this);
-	const items: INodeExecutionData[] = wanted.map((raw) => ({
-		json: shapeReport(raw, timeZone) as unknown as IDataObject,
-	}));
-	// The emitted reports are remembered by the execution they start (execute() below): n8n
-	// drops static data that webhook() writes when the call starts an execution.
-	return { workflowData: [items] };
-}
-
-/**
- * The trigger's step in the execution its callback started: remember the reports it emitted,
- * in the static data that n8n saves when the execution ends, and pass them on.
- */
-export async function rememberEmitted(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	const reports = items.map((item) => item.json).filter(isReportKey);
+	const memory = known.of(triggerOf(this), limit);
 	const staticData = this.getWorkflowStaticData('node');
-	const limit = memoryLimit(this.getNodeParameter('options.memory', 0, DEFAULT_MEMORY));
-	staticData[MEMORY_KEY] = remember(staticData[MEMORY_KEY], reports, limit);
-	return [items.map((item, index) => ({ json: item.json, pairedItem: { item: index } }))];
-}
-
-function isReportKey(json: IDataObject): json is IDataObject & ReportKey {
-	return ['batch_id', 'gateway_session_id', 'msisdn', 'status'].every(
-		(field) => typeof json[field] === 'string',
-	);
+	const stored = readStored(staticData[MEMORY_KEY]);
+	const storedHas = storedLookup(stored, 2 * reports.length);
+	const sifted = sift(reports, (key) => memory.knows(key) || storedHas(key));
+	const wanted = sifted.fresh.filter(reportFilter.call(this));
+	const counts = { received: reports.length, repeated: sifted.repeated, late: sifted.late };
+	if (wanted.length === 0) {
+		// No execution starts, so n8n saves this call's static data: only when it learned
+		// something, so that a mere repeat never writes over what an execution is about to save.
+		if (sifted.keys.length > 0) {
+			memory.learn(sifted.keys);
+			staticData[MEMORY_KEY] = mergedMemory(stored, memory, limit);
+		}
+		return answer.call(this, 200, { ...counts, emitted: 0 });
+	}
+	holdUntilAnswered.call(this, memory, sifted.keys);
+	return { workflowData: [handoverItems(wanted, sifted.keys)] };
 }
 
 /**
- * The Remember option, bounded. Read by each context in its own way: a webhook's
- * getNodeParameter takes no item index (given one, it took the 0 as the fallback).
+ * The callback's keys are known to this process while its execution is being started, and
+ * kept once n8n has answered it 2xx (the execution started); any other end (an error answer, the
+ * caller gone) lets them go, so that the service's retry is not taken for a repeat.
  */
-function memoryLimit(limit: unknown): number {
-	return Math.min(MAX_MEMORY, Math.max(1, Math.floor(limit as number) || DEFAULT_MEMORY));
+function holdUntilAnswered(this: IWebhookFunctions, memory: TriggerMemory, keys: string[]): void {
+	memory.hold(keys);
+	const response = this.getResponseObject();
+	let settled = false;
+	const settle = (started: boolean) => {
+		if (settled) return;
+		settled = true;
+		memory.release(keys, started);
+	};
+	response.once('finish', () => settle(response.statusCode >= 200 && response.statusCode < 300));
+	response.once('close', () => settle(false));
 }
 
 // ---------------------------------------------------------------- authentication
@@ -184,11 +183,4 @@ function batchFilter(this: IWebhookFunctions): Set<string> | undefined {
 		});
 	}
 	return read.batchIds.length > 0 ? new Set(read.batchIds) : undefined;
-}
-
-/** The credential is optional here: it only gives the zone of delivery dates (UTC without it). */
-async function callbackTimeZone(this: IWebhookFunctions): Promise<string> {
-	if (!this.getNode().credentials?.bulkSmsApi) return 'UTC';
-	const { timeZone } = await serviceSettings.call(this);
-	return timeZone;
 }

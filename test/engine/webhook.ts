@@ -14,8 +14,14 @@
  *   what webhook() wrote is NOT saved (unless there was no saved data yet); the execution then
  *   runs on static data loaded afresh, from the trigger node (whose execute(), if it has one,
  *   runs first) through n8n-core's WorkflowExecute, and its changes are saved at its end.
- *   n8n answers onReceived once the execution has started; here the answer waits until it has
- *   ended, so that tests do not race the execution's save (the window is documented);
+ *   n8n answers onReceived once the execution has started (`answer: 'started'`, for tests of
+ *   what overlaps; `idle()` waits for the executions); by default the answer here waits until
+ *   it has ended, so that a test reads what the execution saved right after its post;
+ * - n8n's database as one object per workflow: its static data, and the records of n8n's
+ *   deduplication store (deduplication.ts) under a workflow id of its own, so that receivers
+ *   given the same `staticData` share both, as processes of one n8n share its database;
+ * - queue mode: `worker` runs the executions with another instance of the node type, as another
+ *   process would (a node type instance keeps what one process knows);
  * - the request as n8n hands it over: rawBody (the bytes, read for every body n8n does not
  *   treat as multipart), `body` parsed by Content-Type (JSON with n8n's lossy parse, forms; XML
  *   left unparsed here since the node reads rawBody), `query`, `params`, `contentType`;
@@ -39,6 +45,8 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { installDeduplication } from './deduplication';
+import type { AnyNodeType } from './nodeTypes';
 import { buildAdditionalData, buildWorkflow, type EngineOptions } from './workflow';
 
 export interface WebhookSpec extends EngineOptions {
@@ -48,6 +56,10 @@ export interface WebhookSpec extends EngineOptions {
 	staticData?: IDataObject;
 	/** Port to listen on (to come back where a receiver was); default any free one. */
 	port?: number;
+	/** When n8n's onReceived answer goes out: once the execution 'ended' (default) or 'started'. */
+	answer?: 'ended' | 'started';
+	/** Queue mode: the node type instance of the process that runs executions (a worker). */
+	worker?: AnyNodeType;
 }
 
 export interface WebhookServer {
@@ -56,27 +68,50 @@ export interface WebhookServer {
 	/** The items of every started execution, in the order they were started. */
 	executions(): INodeExecutionData[][];
 	staticData: IDataObject;
+	/** Resolves once every execution started so far has ended. */
+	idle(): Promise<void>;
 	stop(): Promise<void>;
 }
 
+/** One workflow id per database (saved static data), so that n8n's records follow it. */
+const workflowIds = new WeakMap<IDataObject, string>();
+let databases = 0;
+
+function workflowIdOf(staticData: IDataObject): string {
+	let id = workflowIds.get(staticData);
+	if (!id) {
+		id = `harness-workflow-${++databases}`;
+		workflowIds.set(staticData, id);
+	}
+	return id;
+}
+
 export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServer> {
+	installDeduplication();
 	const staticData = spec.staticData ?? {};
-	const executions: INodeExecutionData[][] = [];
+	const running = new Set<Promise<unknown>>();
+	const receiver: Receiver = {
+		...spec,
+		staticData,
+		workflowId: workflowIdOf(staticData),
+		executions: [],
+		running,
+	};
 	const server: Server = createServer((req, res) => {
-		handle({ ...spec, staticData }, req, res).then(
-			(items) => items && executions.push(items),
-			(error) => {
-				if (!res.headersSent) res.writeHead(500).end(String(error));
-			},
-		);
+		handle(receiver, req, res).catch((error) => {
+			if (!res.headersSent) res.writeHead(500).end(String(error));
+		});
 	});
 	await new Promise<void>((resolve) => server.listen(spec.port ?? 0, '127.0.0.1', resolve));
 	const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 	const path = webhookDescriptions(spec)[0].path;
 	return {
 		url: `${baseUrl}/webhook/${spec.node.webhookId}/${path}`,
-		executions: () => [...executions],
+		executions: () => [...receiver.executions],
 		staticData,
+		idle: async () => {
+			while (running.size > 0) await Promise.allSettled([...running]);
+		},
 		stop: () => {
 			server.closeAllConnections();
 			return new Promise((resolve) => server.close(() => resolve()));
@@ -93,11 +128,15 @@ function webhookDescriptions(spec: WebhookSpec): IWebhookDescription[] {
 	return webhooks;
 }
 
-async function handle(
-	spec: WebhookSpec & { staticData: IDataObject },
-	req: IncomingMessage,
-	res: ServerResponse,
-): Promise<INodeExecutionData[] | undefined> {
+/** A listening receiver: its spec, its database, what its executions output and what still runs. */
+interface Receiver extends WebhookSpec {
+	staticData: IDataObject;
+	workflowId: string;
+	executions: INodeExecutionData[][];
+	running: Set<Promise<unknown>>;
+}
+
+async function handle(spec: Receiver, req: IncomingMessage, res: ServerResponse): Promise<void> {
 	const url = new URL(req.url ?? '/', 'http://webhook');
 	const method = req.method ?? 'GET';
 	const description = webhookDescriptions(spec).find(
@@ -105,13 +144,13 @@ async function handle(
 	);
 	if (!description) {
 		res.writeHead(404).end(`no webhook for ${method} ${url.pathname}`);
-		return undefined;
+		return;
 	}
 	if (!(await asN8nRequest(req, url))) {
 		// n8n's body parser refuses a body that does not parse as its Content-Type says.
 		res.writeHead(422, { 'Content-Type': 'application/json' });
 		res.end(JSON.stringify({ message: 'Failed to parse request body' }));
-		return undefined;
+		return;
 	}
 	// n8n loads the workflow, static data included, from the database for every call.
 	const loaded = saved(spec.staticData);
@@ -150,18 +189,30 @@ async function handle(
 	} catch {
 		res.writeHead(500, { 'Content-Type': 'application/json' });
 		res.end(JSON.stringify({ message: 'Error in workflow' }));
-		return undefined;
+		return;
 	}
-	let items: INodeExecutionData[] | undefined;
 	if (result.workflowData) {
 		// WorkflowRunner.run: a Workflow on the same object clears its flag, then the execution.
 		buildWorkflow({ ...spec, nodes: [spec.node], connections: {}, staticData: loaded });
-		items = await execute(spec, result.workflowData[0] ?? []);
+		const execution = (spec.answer === 'started' ? startingTime() : Promise.resolve()).then(() =>
+			execute(spec, result.workflowData![0] ?? []),
+		);
+		spec.running.add(execution);
+		void execution.finally(() => spec.running.delete(execution)).catch(() => undefined);
+		if (spec.answer !== 'started') await execution;
 	}
 	// live-webhooks.ts saves the static data (when changed) before the answer goes out.
 	if (workflow.staticData.__dataChanged === true) store(spec.staticData, workflow.staticData);
 	answer(result, res);
-	return items;
+}
+
+/**
+ * What n8n does between answering onReceived and running the trigger's step (an execution row
+ * written, the workflow and its static data read again, an isolate taken): milliseconds in which
+ * other callbacks are received, so that executions of copies that arrive together overlap.
+ */
+function startingTime(): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** The saved static data as n8n hands it to a new Workflow: none while nothing was saved. */
@@ -177,15 +228,16 @@ function store(target: IDataObject, source: IDataObject): void {
 /**
  * The execution a webhook starts, as n8n runs it: static data loaded afresh, the trigger node on
  * the stack with the webhook's items, WorkflowExecute in mode 'webhook'; its static data saved at
- * the end when it changed (the execution lifecycle's workflowExecuteAfter). Returns what the
+ * the end when it changed (the execution lifecycle's workflowExecuteAfter). Keeps what the
  * trigger node output in the execution.
  */
-async function execute(
-	spec: WebhookSpec & { staticData: IDataObject },
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
+async function execute(spec: Receiver, items: INodeExecutionData[]): Promise<void> {
+	const nodeTypes = spec.worker
+		? { ...spec.nodeTypes, [spec.node.type]: spec.worker }
+		: spec.nodeTypes;
 	const workflow = buildWorkflow({
 		...spec,
+		nodeTypes,
 		nodes: [spec.node],
 		connections: {},
 		staticData: saved(spec.staticData),
@@ -201,7 +253,7 @@ async function execute(
 	const task = run.data.resultData.runData[node.name]?.[0];
 	if (task?.error) throw new Error(`harness: the execution failed: ${task.error.message}`);
 	if (workflow.staticData.__dataChanged === true) store(spec.staticData, workflow.staticData);
-	return task?.data?.main?.[0] ?? [];
+	spec.executions.push(task?.data?.main?.[0] ?? []);
 }
 
 function answer(result: IWebhookResponseData, res: ServerResponse): void {

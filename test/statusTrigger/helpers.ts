@@ -30,23 +30,33 @@ export interface TriggerOptions {
 	parameters?: INodeParameters;
 	/** The credential's time zone; no credential at all when undefined. */
 	timeZone?: string;
+	/** The credential's Base URL (the trigger never calls it). */
+	baseUrl?: string;
 	staticData?: IDataObject;
 	port?: number;
+	/** When n8n answers a callback that starts an execution (test/engine/webhook.ts). */
+	answer?: 'ended' | 'started';
+	/** The n8n process receiving: its node type instance (default a new one, a new process). */
+	process?: BulkSmsStatusTrigger;
+	/** Queue mode: the process that runs the executions. */
+	worker?: BulkSmsStatusTrigger;
 }
 
 export async function startTrigger(options: TriggerOptions = {}): Promise<WebhookServer> {
 	const { timeZone } = options;
 	return await startWebhookServer({
 		node: triggerNode(options.parameters, timeZone !== undefined),
-		nodeTypes: { [STATUS_TRIGGER]: new BulkSmsStatusTrigger() },
+		nodeTypes: { [STATUS_TRIGGER]: options.process ?? new BulkSmsStatusTrigger() },
 		staticData: options.staticData,
 		port: options.port,
+		answer: options.answer,
+		worker: options.worker,
 		credentials:
 			timeZone === undefined
 				? {}
 				: {
 						bulkSmsApi: {
-							baseUrl: 'http://127.0.0.1:8555',
+							baseUrl: options.baseUrl ?? 'http://127.0.0.1:8555',
 							username: 'demo',
 							password: 'demo-password',
 							timeZone,

@@ -1,0 +1,102 @@
+/**
+ * The trigger's step in the execution a callback started, run first, wherever n8n runs it (the
+ * main process, or a worker in queue mode): it takes off what webhook() handed over, lets
+ * through only the reports that n8n's deduplication store has not recorded yet, remembers every
+ * key the callbacks carried, and outputs the reports, their dates in the credential's zone.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { shapeReport } from '../shared/domain/reports';
+import type { RawReport } from '../shared/domain/responses';
+import { CREDENTIAL, timeZoneOf } from '../shared/transport';
+import { takeHandover, type Handover } from './handover';
+import type { KnownReports, TriggerMemory } from './knownReports';
+import { DEFAULT_MEMORY, statusKey } from './memory';
+import { memoryLimit, MEMORY_KEY, triggerOf } from './parameters';
+import { mergedMemory, readStored } from './storedMemory';
+
+export async function emitHandedOver(
+	this: IExecuteFunctions,
+	known: KnownReports,
+): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const handovers = items.map(takeHandover);
+	if (handovers.some((handover) => handover === undefined)) return [passedOn(items)];
+	const handed = handovers as Handover[];
+	// Read first: a zone the credential gets wrong fails the execution before anything is recorded.
+	const timeZone = await callbackTimeZone.call(this);
+	const limit = memoryLimit(this.getNodeParameter('options.memory', 0, DEFAULT_MEMORY));
+	const memory = known.of(triggerOf(this), limit);
+	const firstTime = await firstTimeOnly.call(
+		this,
+		memory,
+		handed.map((h) => h.report),
+		limit,
+	);
+	remember.call(this, memory, handed, limit);
+	const output: INodeExecutionData[] = [];
+	handed.forEach(({ report }, index) => {
+		if (!firstTime[index]) return;
+		const json = shapeReport(report, timeZone) as unknown as IDataObject;
+		output.push({ json, pairedItem: { item: index } });
+	});
+	return [output];
+}
+
+/** Items this version did not hand over itself (pinned data, an older version's execution). */
+function passedOn(items: INodeExecutionData[]): INodeExecutionData[] {
+	return items.map((item, index) => ({ json: item.json, pairedItem: { item: index } }));
+}
+
+/**
+ * n8n's deduplication store (one record per node in its database) is the last word on what was
+ * emitted: whichever process receives a callback, and whatever static data was lost to a last
+ * writer. It reads and writes its record without a lock, so the look-ups of this process take
+ * turns; processes that run the trigger at the same time can still both find a report new
+ * (docs/decisions.md says how often). If the store cannot be used, the reports are emitted: a
+ * double is better than a loss.
+ */
+async function firstTimeOnly(
+	this: IExecuteFunctions,
+	memory: TriggerMemory,
+	reports: readonly RawReport[],
+	limit: number,
+): Promise<boolean[]> {
+	const keys = reports.map(statusKey);
+	const record = this.helpers.checkProcessedAndRecord;
+	if (typeof record !== 'function' || keys.length === 0) return keys.map(() => true);
+	const check = () => record(keys, 'node', { mode: 'entries', maxEntries: limit });
+	try {
+		// Once more on a failure: two processes creating the record at once, one of them fails.
+		const outcome = await memory.inTurn(() => check().catch(check));
+		const recorded = new Set(outcome.processed.map(String));
+		return keys.map((key) => !recorded.has(key));
+	} catch (error) {
+		this.logger.warn(
+			`Bulk SMS Status Trigger could not use n8n's deduplication store, so it emits without it: ${(error as Error).message}`,
+		);
+		return keys.map(() => true);
+	}
+}
+
+/**
+ * Every key the callbacks carried, into this process's memory and the stored one, which n8n
+ * saves when the execution ends (whole, last writer wins: what this process knows is written
+ * each time, so that a key another execution's save dropped is written again by the next).
+ */
+function remember(
+	this: IExecuteFunctions,
+	memory: TriggerMemory,
+	handed: readonly Handover[],
+	limit: number,
+): void {
+	memory.learn(handed.flatMap((h) => h.keys ?? []));
+	const staticData = this.getWorkflowStaticData('node');
+	staticData[MEMORY_KEY] = mergedMemory(readStored(staticData[MEMORY_KEY]), memory, limit);
+}
+
+/** The credential is optional here: it only gives the zone of delivery dates (UTC without it). */
+async function callbackTimeZone(this: IExecuteFunctions): Promise<string> {
+	if (!this.getNode().credentials?.[CREDENTIAL]) return 'UTC';
+	return timeZoneOf(this.getNode(), await this.getCredentials(CREDENTIAL, 0), 0);
+}

@@ -1,0 +1,102 @@
+/**
+ * Every report a callback carries is remembered, emitted or filtered out; copies that arrive
+ * together start the workflow once, in one process and across processes that share n8n's
+ * database; the time zone comes from the credential's field alone. Through n8n's webhook path
+ * (test/engine/webhook.ts), answering as n8n does once an execution has started where it matters.
+ */
+import { BulkSmsStatusTrigger } from '../../nodes/BulkSmsStatusTrigger/BulkSmsStatusTrigger.node';
+import type { WebhookServer } from '../engine/webhook';
+import { jsonReport, post, startTrigger } from './helpers';
+
+let servers: WebhookServer[] = [];
+afterEach(async () => {
+	await Promise.all(servers.map((s) => s.stop()));
+	servers = [];
+});
+
+async function started(...args: Parameters<typeof startTrigger>): Promise<WebhookServer> {
+	const server = await startTrigger(...args);
+	servers.push(server);
+	return server;
+}
+
+const A = { msisdn: '447700900001', gateway_session_id: '18014398509481985' };
+const B = { msisdn: '447700900002', gateway_session_id: '18014398509481987' };
+const statuses = (server: WebhookServer) =>
+	server
+		.executions()
+		.map((items) => items.map((i) => `${String(i.json.msisdn)} ${String(i.json.status)}`));
+const answerOf = (body: string) => JSON.parse(body) as Record<string, number>;
+const chosen = { emit: 'statuses', statuses: ['ENROUTE', 'DELIVRD'] };
+
+describe('remembers everything a callback carried', () => {
+	it('leaves out an ENROUTE whose final status came in a callback that started the workflow, filtered out', async () => {
+		const server = await started({ parameters: chosen });
+		await post(server, `[${jsonReport({ ...A, status: 'EXPIRED' })},${jsonReport({ ...B })}]`);
+		const late = await post(server, jsonReport({ ...A, status: 'ENROUTE', delivery_date: '' }));
+		expect(answerOf(late.body)).toEqual({ received: 1, repeated: 0, late: 1, emitted: 0 });
+		const again = await post(server, jsonReport({ ...A, status: 'EXPIRED' }));
+		expect(answerOf(again.body)).toEqual({ received: 1, repeated: 1, late: 0, emitted: 0 });
+		expect(statuses(server)).toEqual([['447700900002 DELIVRD']]);
+	});
+
+	it('still knows it after a restart, from the stored memory', async () => {
+		const first = await started({ parameters: chosen });
+		await post(first, `[${jsonReport({ ...A, status: 'EXPIRED' })},${jsonReport({ ...B })}]`);
+		await first.stop();
+		const restarted = await started({ parameters: chosen, staticData: first.staticData });
+		const late = await post(restarted, jsonReport({ ...A, status: 'ENROUTE', delivery_date: '' }));
+		expect(answerOf(late.body)).toMatchObject({ late: 1, emitted: 0 });
+		expect(restarted.executions()).toEqual([]);
+	});
+
+	it("emits nothing twice that n8n's deduplication store recorded, though the stored memory lost it", async () => {
+		const first = await started({ parameters: { emit: 'all' } });
+		await post(first, jsonReport(B));
+		await first.stop();
+		// A save of the static data that another execution's overwrote, then a restart.
+		const { staticData } = first;
+		delete (staticData['node:Bulk SMS Status Trigger'] as Record<string, unknown>).seen;
+		const restarted = await started({ parameters: { emit: 'all' }, staticData });
+		await post(restarted, jsonReport(B));
+		// The callback looked new here, so an execution started; it let nothing through.
+		expect(restarted.executions()).toEqual([[]]);
+	});
+});
+
+describe('copies that arrive together', () => {
+	const COPIES = 20;
+	const copies = (server: WebhookServer, body: string) =>
+		Promise.all(Array.from({ length: COPIES }, () => post(server, body)));
+
+	it('start the workflow once in one process, the others answered as repeats', async () => {
+		const server = await started({ answer: 'started' });
+		const answers = await copies(server, jsonReport(A));
+		await server.idle();
+		expect(statuses(server)).toEqual([['447700900001 DELIVRD']]);
+		const repeats = answers.filter((a) => answerOf(a.body).repeated === 1);
+		expect([answers.every((a) => a.status === 200), repeats.length]).toEqual([true, COPIES - 1]);
+	});
+
+	it('split between two receiving processes, start it at most twice and emit the report once', async () => {
+		const staticData = {};
+		const worker = new BulkSmsStatusTrigger();
+		const main = await started({ answer: 'started', staticData, worker });
+		const webhookProcess = await started({ answer: 'started', staticData, worker });
+		const body = jsonReport(A);
+		await Promise.all([copies(main, body), copies(webhookProcess, body)]);
+		await Promise.all([main.idle(), webhookProcess.idle()]);
+		const runs = [...main.executions(), ...webhookProcess.executions()];
+		expect(runs.length).toBeLessThanOrEqual(2);
+		expect(runs.flat().map((item) => item.json.status)).toEqual(['DELIVRD']);
+	});
+});
+
+describe('the time zone', () => {
+	it("comes from the credential's field alone: a Base URL that does not parse stops nothing", async () => {
+		const server = await started({ timeZone: 'Europe/Paris', baseUrl: 'not a url' });
+		const res = await post(server, jsonReport(A));
+		expect(res.status).toBe(200);
+		expect(server.executions()[0][0].json.delivery_date).toBe('2026-01-15T10:00:05.000+01:00');
+	});
+});
