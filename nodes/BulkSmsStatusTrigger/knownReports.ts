@@ -15,6 +15,7 @@
  * It lives in the node type's instance (n8n makes one per process), not in module scope, so that
  * a test makes a new process by making a new node; and it is bounded like the stored memory.
  */
+import { Gathering } from './gathering';
 import type { Recent } from './storedMemory';
 
 /** Triggers remembered at once per process; the least recently called is forgotten first. */
@@ -41,6 +42,8 @@ export class TriggerMemory implements Recent {
 	private readonly held = new Map<string, number>();
 	private limit = Infinity;
 	private turn: Promise<unknown> = Promise.resolve();
+	/** Callbacks of this trigger waiting to ride in the next execution. */
+	readonly gathering = new Gathering();
 
 	/** Seen, or held by a callback whose execution is being started. */
 	knows(key: string): boolean {

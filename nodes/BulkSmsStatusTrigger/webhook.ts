@@ -6,7 +6,7 @@ import { readBatchIdList } from '../shared/domain/campaign';
 import type { RawReport } from '../shared/domain/responses';
 import { isFinal } from '../shared/domain/status';
 import { handoverItems } from './handover';
-import type { KnownReports, TriggerMemory } from './knownReports';
+import type { KnownReports } from './knownReports';
 import { DEFAULT_MEMORY, sift } from './memory';
 import { memoryLimit, MEMORY_KEY, triggerOf } from './parameters';
 import { readCallback } from './read';
@@ -35,20 +35,20 @@ export async function receiveCallback(
 		);
 		return answer.call(this, 400, { error: `Not a delivery report: ${reading.problem}` });
 	}
-	return handOver.call(this, known, reading.reports);
+	return await handOver.call(this, known, reading.reports);
 }
 
 /**
  * The reports' fate, decided with no await from the look-up to the hold, so that copies of a
  * callback arriving together in this process are told apart (knownReports.ts). A callback with
- * nothing to emit is answered here; one with news starts an execution, which remembers what it
- * carries (execute.ts), and n8n answers it once that execution has started.
+ * nothing to emit is answered here; one with news goes in an execution, which remembers what it
+ * carries (execute.ts): its own, or one that another callback starts (gathering.ts).
  */
-function handOver(
+async function handOver(
 	this: IWebhookFunctions,
 	known: KnownReports,
 	reports: RawReport[],
-): IWebhookResponseData {
+): Promise<IWebhookResponseData> {
 	const limit = memoryLimit(this.getNodeParameter('options.memory', DEFAULT_MEMORY));
 	const memory = known.of(triggerOf(this), limit);
 	const staticData = this.getWorkflowStaticData('node');
@@ -66,27 +66,37 @@ function handOver(
 		}
 		return answer.call(this, 200, { ...counts, emitted: 0 });
 	}
-	holdUntilAnswered.call(this, memory, sifted.keys);
-	return { workflowData: [handoverItems(wanted, sifted.keys)] };
+	memory.hold(sifted.keys);
+	const turn = await memory.gathering.join({ items: handoverItems(wanted, sifted.keys) });
+	if ('riddenWith' in turn) {
+		const { started } = turn.riddenWith;
+		memory.release(sifted.keys, started);
+		if (started) return answer.call(this, 200, { ...counts, emitted: wanted.length });
+		return answer.call(this, 503, { error: 'The workflow could not be started: send it again' });
+	}
+	whenAnswered(this.getResponseObject(), (started) => {
+		memory.release(sifted.keys, started);
+		turn.handedOver(started);
+	});
+	return { workflowData: [turn.carries.flatMap((parcel) => parcel.items)] };
 }
 
 /**
- * The callback's keys are known to this process while its execution is being started, and
- * kept once n8n has answered it 2xx (the execution started); any other end (an error answer, the
- * caller gone) lets them go, so that the service's retry is not taken for a repeat.
+ * Tells whether n8n answered this call 2xx, which it does once the execution it started has
+ * started (or been queued); any other end (an error answer, the caller gone) is false.
  */
-function holdUntilAnswered(this: IWebhookFunctions, memory: TriggerMemory, keys: string[]): void {
-	memory.hold(keys);
-	const response = this.getResponseObject();
+function whenAnswered(response: Response, done: (started: boolean) => void): void {
 	let settled = false;
 	const settle = (started: boolean) => {
 		if (settled) return;
 		settled = true;
-		memory.release(keys, started);
+		done(started);
 	};
 	response.once('finish', () => settle(response.statusCode >= 200 && response.statusCode < 300));
 	response.once('close', () => settle(false));
 }
+
+type Response = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 // ---------------------------------------------------------------- authentication
 

@@ -22,6 +22,8 @@
  *   given the same `staticData` share both, as processes of one n8n share its database;
  * - queue mode: `worker` runs the executions with another instance of the node type, as another
  *   process would (a node type instance keeps what one process knows);
+ * - an execution that cannot start (`refuseExecution`): answered 500 without one, as n8n does
+ *   when WorkflowRunner.run throws;
  * - the request as n8n hands it over: rawBody (the bytes, read for every body n8n does not
  *   treat as multipart), `body` parsed by Content-Type (JSON with n8n's lossy parse, forms; XML
  *   left unparsed here since the node reads rawBody), `query`, `params`, `contentType`;
@@ -58,6 +60,8 @@ export interface WebhookSpec extends EngineOptions {
 	port?: number;
 	/** When n8n's onReceived answer goes out: once the execution 'ended' (default) or 'started'. */
 	answer?: 'ended' | 'started';
+	/** With 'started': how long n8n takes to start an execution, in ms (default 10). */
+	startMs?: number;
 	/** Queue mode: the node type instance of the process that runs executions (a worker). */
 	worker?: AnyNodeType;
 }
@@ -70,6 +74,8 @@ export interface WebhookServer {
 	staticData: IDataObject;
 	/** Resolves once every execution started so far has ended. */
 	idle(): Promise<void>;
+	/** The `nth` execution started from now fails to start, as when n8n's database refuses it. */
+	refuseExecution(nth: number): void;
 	stop(): Promise<void>;
 }
 
@@ -96,6 +102,7 @@ export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServ
 		workflowId: workflowIdOf(staticData),
 		executions: [],
 		running,
+		refused: 0,
 	};
 	const server: Server = createServer((req, res) => {
 		handle(receiver, req, res).catch((error) => {
@@ -109,6 +116,9 @@ export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServ
 		url: `${baseUrl}/webhook/${spec.node.webhookId}/${path}`,
 		executions: () => [...receiver.executions],
 		staticData,
+		refuseExecution: (nth) => {
+			receiver.refused = nth;
+		},
 		idle: async () => {
 			while (running.size > 0) await Promise.allSettled([...running]);
 		},
@@ -134,6 +144,7 @@ interface Receiver extends WebhookSpec {
 	workflowId: string;
 	executions: INodeExecutionData[][];
 	running: Set<Promise<unknown>>;
+	refused: number;
 }
 
 async function handle(spec: Receiver, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -194,9 +205,14 @@ async function handle(spec: Receiver, req: IncomingMessage, res: ServerResponse)
 	if (result.workflowData) {
 		// WorkflowRunner.run: a Workflow on the same object clears its flag, then the execution.
 		buildWorkflow({ ...spec, nodes: [spec.node], connections: {}, staticData: loaded });
-		const execution = (spec.answer === 'started' ? startingTime() : Promise.resolve()).then(() =>
-			execute(spec, result.workflowData![0] ?? []),
-		);
+		if (spec.answer === 'started') await startingTime(spec.startMs);
+		if (spec.refused > 0 && --spec.refused === 0) {
+			// WorkflowRunner.run threw (the database refused the execution): n8n answers 500.
+			res.writeHead(500, { 'Content-Type': 'application/json' });
+			res.end(JSON.stringify({ code: 0, message: 'Execution could not be started' }));
+			return;
+		}
+		const execution = execute(spec, result.workflowData[0] ?? []);
 		spec.running.add(execution);
 		void execution.finally(() => spec.running.delete(execution)).catch(() => undefined);
 		if (spec.answer !== 'started') await execution;
@@ -207,12 +223,12 @@ async function handle(spec: Receiver, req: IncomingMessage, res: ServerResponse)
 }
 
 /**
- * What n8n does between answering onReceived and running the trigger's step (an execution row
- * written, the workflow and its static data read again, an isolate taken): milliseconds in which
- * other callbacks are received, so that executions of copies that arrive together overlap.
+ * What n8n does before it answers onReceived (WorkflowRunner.run: the workflow's static data read
+ * again, an execution row written): milliseconds in which other callbacks are received, so that
+ * executions of copies that arrive together overlap.
  */
-function startingTime(): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, 10));
+function startingTime(ms = 10): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The saved static data as n8n hands it to a new Workflow: none while nothing was saved. */

@@ -92,6 +92,59 @@ describe('copies that arrive together', () => {
 	});
 });
 
+describe('callbacks with news that arrive together', () => {
+	/** 30 callbacks: finals of 24 messages, 3 of them twice, and 3 ENROUTEs after their final. */
+	function campaign(): string[] {
+		const message = (i: number) => ({
+			msisdn: `4477009${String(i).padStart(5, '0')}`,
+			gateway_session_id: String(18014398509481985n + 2n * BigInt(i)),
+		});
+		const finals = Array.from({ length: 24 }, (_, i) =>
+			jsonReport({ ...message(i), status: i % 3 ? 'DELIVRD' : 'UNDELIV' }),
+		);
+		const late = [0, 1, 2].map((i) =>
+			jsonReport({ ...message(i), status: 'ENROUTE', delivery_date: '' }),
+		);
+		return [...finals, finals[5], finals[6], finals[7], ...late];
+	}
+	const emitted = (server: WebhookServer) =>
+		server
+			.executions()
+			.flat()
+			.map(({ json }) => `${String(json.gateway_session_id)} ${String(json.status)}`)
+			.sort();
+
+	it('ride in fewer executions and emit what one at a time emits; riders get their own counts', async () => {
+		const alone = await started({ parameters: { emit: 'all' } });
+		for (const body of campaign()) await post(alone, body);
+		const together = await started({ parameters: { emit: 'all' }, answer: 'started' });
+		const answers = await Promise.all(campaign().map((body) => post(together, body)));
+		await together.idle();
+		expect(emitted(together)).toEqual(emitted(alone));
+		expect(emitted(together)).toHaveLength(24);
+		expect(together.executions().length).toBeLessThan(24);
+		const riders = answers.map((a) => answerOf(a.body)).filter((a) => a.emitted === 1);
+		expect(riders.length).toBeGreaterThan(0);
+		expect(riders.every((a) => a.received === 1 && a.repeated === 0)).toBe(true);
+	});
+
+	it('that ride in an execution which could not start are answered 503, and their retry is news', async () => {
+		// Starts take long enough for all to gather behind the first, whose execution starts.
+		const server = await started({ parameters: { emit: 'all' }, answer: 'started', startMs: 300 });
+		server.refuseExecution(2);
+		const bodies = [jsonReport(A), ...campaign().slice(0, 10)];
+		const answers = await Promise.all(bodies.map((body) => post(server, body)));
+		await server.idle();
+		expect(answers.map((a) => a.status).sort()).toEqual([200, 500, ...Array(9).fill(503)]);
+		for (const [i, body] of bodies.entries()) {
+			if (answers[i].status !== 200) expect((await post(server, body)).status).toBe(200);
+		}
+		await server.idle();
+		expect(emitted(server)).toHaveLength(11);
+		expect(new Set(emitted(server)).size).toBe(11);
+	});
+});
+
 describe('the time zone', () => {
 	it("comes from the credential's field alone: a Base URL that does not parse stops nothing", async () => {
 		const server = await started({ timeZone: 'Europe/Paris', baseUrl: 'not a url' });

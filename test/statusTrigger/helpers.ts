@@ -36,6 +36,7 @@ export interface TriggerOptions {
 	port?: number;
 	/** When n8n answers a callback that starts an execution (test/engine/webhook.ts). */
 	answer?: 'ended' | 'started';
+	startMs?: number;
 	/** The n8n process receiving: its node type instance (default a new one, a new process). */
 	process?: BulkSmsStatusTrigger;
 	/** Queue mode: the process that runs the executions. */
@@ -50,6 +51,7 @@ export async function startTrigger(options: TriggerOptions = {}): Promise<Webhoo
 		staticData: options.staticData,
 		port: options.port,
 		answer: options.answer,
+		startMs: options.startMs,
 		worker: options.worker,
 		credentials:
 			timeZone === undefined
