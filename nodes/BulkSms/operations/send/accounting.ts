@@ -6,7 +6,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { count, listFew } from '../../../shared/domain/words';
-import { itemOf, type Send } from './plan';
+import type { Send } from './model';
+import { itemOf } from './plan';
 import type { Failure, RequestResult, SendResults } from './run';
 
 /** The sentence about the request that failed, and about the later chunks of its send. */

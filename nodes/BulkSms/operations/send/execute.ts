@@ -3,7 +3,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { accountsOfRun } from '../../../shared/transport';
 import { accountForRun, explainRequest } from './accounting';
 import { batchItems, destinationRows, failedItem, failedRows } from './output';
-import { planSend, type Plan } from './plan';
+import type { Plan } from './model';
+import { planSend } from './plan';
 import { sendAll, type SendResults } from './run';
 
 /**
