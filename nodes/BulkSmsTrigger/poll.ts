@@ -17,22 +17,18 @@ import {
 	wanted,
 } from '../shared/domain/watch';
 import { readState, type WatchState } from '../shared/domain/watchState';
-import { asNodeError } from '../shared/items';
 import {
-	concernsAccount,
-	fetchReports,
+	fetchMany,
 	readAccount,
-	type Account,
-	forEachConcurrently,
-	RequestPace,
+	restated,
 	serviceSettings,
+	type Account,
+	type NodeError,
 } from '../shared/transport';
 import { accountFailure } from './account';
 
 /** Key of the trigger's memory in the node's static data. */
 const STATE_KEY = 'watch';
-/** Requests in flight at once: enough to watch thousands of batches, gentle on the service. */
-const CONCURRENCY = 8;
 /**
  * "Fetch test event" shows sample data from the first 20 watched batches, 5 reports of each at
  * most: every batch a user pasted shows up, and 10,000 batches or a 100,000-report batch cannot
@@ -154,13 +150,13 @@ function watchedBatchIds(this: IPollFunctions): string[] {
 interface Read {
 	fetched: Map<string, RawReport[]>;
 	failed: Map<string, FailureKind>;
-	errors: Map<string, NodeApiError | NodeOperationError>;
+	errors: Map<string, NodeError>;
 }
 
 /**
- * Reads batches a few at a time, sharing one pace (a 429 holds every request of the poll). A
- * batch that fails is set aside with its error; the others are read all the same, unless a
- * failure concerns the account and no batch was read yet: every request would fail alike.
+ * Reads the batches (fetchMany: a few at a time, one pace for the poll). A batch that fails is
+ * set aside with its error; the others are read all the same, unless a failure concerns the
+ * account and no batch was read yet: every request would fail alike.
  */
 async function fetchAll(
 	this: IPollFunctions,
@@ -168,26 +164,26 @@ async function fetchAll(
 	format: WireFormat,
 	account: Account,
 ): Promise<Read> {
+	const reads = new Map(batchIds.map((batchId) => [batchId, { batchId, format }]));
+	const results = await fetchMany.call(
+		this,
+		reads,
+		async () => account,
+		({ accountFailed, read }) => accountFailed && read === 0,
+	);
 	const read: Read = { fetched: new Map(), failed: new Map(), errors: new Map() };
-	const pace = new RequestPace();
-	let accountFailing = false;
-	const fetchOne = async (batchId: string) => {
-		try {
-			read.fetched.set(batchId, await fetchReports.call(this, batchId, { format, pace, account }));
-		} catch (error) {
-			const nodeError = asNodeError(this, error);
-			read.errors.set(batchId, nodeError);
-			read.failed.set(batchId, isNotFound(nodeError) ? 'unknown' : 'failed');
-			accountFailing ||= concernsAccount(nodeError);
+	for (const [batchId, result] of results) {
+		if (Array.isArray(result)) {
+			read.fetched.set(batchId, result);
+			continue;
 		}
-	};
-	await forEachConcurrently(batchIds, CONCURRENCY, fetchOne, () => {
-		return accountFailing && read.fetched.size === 0;
-	});
+		read.errors.set(batchId, result);
+		read.failed.set(batchId, isNotFound(result) ? 'unknown' : 'failed');
+	}
 	return read;
 }
 
-function isNotFound(error: NodeApiError | NodeOperationError): boolean {
+function isNotFound(error: NodeError): boolean {
 	return error instanceof NodeApiError && String(error.httpCode) === '404';
 }
 
@@ -201,24 +197,20 @@ function carryOn(state: WatchState, batchId: string, watched: number): string {
 
 /** One failing batch read in this poll: its own error (HTTP code kept), naming the batch. */
 function explainFailure(
-	error: NodeApiError | NodeOperationError,
+	error: NodeError,
 	batchId: string,
 	state: WatchState,
 	watched: number,
 ): Error {
-	naming(error, batchId);
-	error.description = [error.description, carryOn(state, batchId, watched)]
-		.filter(Boolean)
-		.join(' ');
-	return error;
+	return restated(error, {
+		message: namingBatch(error.message, batchId),
+		description: [error.description, carryOn(state, batchId, watched)].filter(Boolean).join(' '),
+	});
 }
 
-/** The error of one batch, its message naming the batch. */
-function naming<E extends NodeApiError | NodeOperationError>(error: E, batchId: string): E {
-	if (!error.message.includes(batchId)) {
-		error.message = `Checking batch ${batchId} failed: ${error.message}`;
-	}
-	return error;
+/** The message of one batch's failure, naming the batch. */
+function namingBatch(message: string, batchId: string): string {
+	return message.includes(batchId) ? message : `Checking batch ${batchId} failed: ${message}`;
 }
 
 const WRONG_ID_HINT =
@@ -305,7 +297,8 @@ async function sample(
 	if (accountError) throw accountError;
 	// A batch the sample cannot show is named (the first in the list): most likely a wrong id.
 	const failed = batchIds.find((batchId) => read.errors.has(batchId));
-	if (failed) throw naming(read.errors.get(failed) as NodeApiError | NodeOperationError, failed);
+	const error = failed && read.errors.get(failed);
+	if (error) throw restated(error, { message: namingBatch(error.message, failed) });
 	const items = batchIds.flatMap((batchId) =>
 		sampleOf(batchId, read.fetched.get(batchId) ?? [], settings, shape),
 	);

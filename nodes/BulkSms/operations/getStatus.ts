@@ -4,7 +4,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../../shared/domain/body';
 import { readBatchIdList, summariseCampaign } from '../../shared/domain/campaign';
@@ -17,18 +17,14 @@ import {
 	statusFilterOption,
 } from '../../shared/items';
 import {
-	fetchReports,
-	forEachConcurrently,
-	RequestPace,
-	serviceSettings,
 	accountsOfRun,
-	type AccountOf,
+	fetchMany,
+	serviceSettings,
+	type BatchRead,
+	type NodeError,
 } from '../../shared/transport';
 
 const showForGetStatus = { show: { operation: ['getStatus'] } };
-
-/** Requests in flight at once: a campaign of thousands of batches, gently. */
-const CONCURRENCY = 8;
 
 export const getStatusDescription: INodeProperties[] = [
 	{
@@ -110,7 +106,7 @@ interface NotSent {
 }
 
 /** A batch's reports, or why they could not be read. */
-type Read = DeliveryReport[] | NodeApiError | NodeOperationError;
+type Read = DeliveryReport[] | NodeError;
 type Fetched = Map<string, Read>;
 
 /**
@@ -154,16 +150,34 @@ export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeEx
 	return items;
 }
 
-/** Every batch of the requests, read once; without Continue On Fail the first failure stops. */
+/**
+ * Every distinct (batch, format) of the requests read once, by the first item that asks for it;
+ * without Continue On Fail the first failure stops the reads and the run.
+ */
 async function fetchAllOf(this: IExecuteFunctions, requests: readonly Request[]): Promise<Fetched> {
 	if (requests.length === 0) return new Map();
 	// One credential read per item for the settings and all that item's requests.
 	const accountOf = accountsOfRun.call(this);
 	const first = requests[0].itemIndex;
 	const { timeZone } = await serviceSettings.call(this, first, await accountOf(first));
-	const fetched = await fetchAll.call(this, requests, timeZone, accountOf);
+	const reads = new Map<string, BatchRead>();
+	for (const { batchIds, format, itemIndex } of requests) {
+		for (const batchId of batchIds) {
+			const key = keyOf(format, batchId);
+			if (!reads.has(key)) reads.set(key, { batchId, format, itemIndex });
+		}
+	}
+	const goOn = this.continueOnFail();
+	const raw = await fetchMany.call(this, reads, accountOf, ({ failed }) => failed > 0 && !goOn);
+	const fetched: Fetched = new Map();
+	for (const [key, read] of raw) {
+		fetched.set(
+			key,
+			Array.isArray(read) ? read.map((report) => shapeReport(report, timeZone)) : read,
+		);
+	}
 	// Past this point every batch was read or failed (under Continue On Fail none is left out).
-	if (!this.continueOnFail()) throwFirstFailure(requests, fetched);
+	if (!goOn) throwFirstFailure(requests, fetched);
 	return fetched;
 }
 
@@ -240,51 +254,7 @@ function notSentItem(row: NotSent, output: string): INodeExecutionData {
 	return { json, pairedItem: { item: row.itemIndex } };
 }
 
-interface Work {
-	batchId: string;
-	format: WireFormat;
-	itemIndex: number;
-}
-
 const keyOf = (format: WireFormat, batchId: string) => `${format} ${batchId}`;
-
-/**
- * Each distinct (batch, format) once, a few at a time, sharing one pace so that a 429 holds
- * them all. After a failure no new request starts, unless Continue On Fail wants the rest.
- */
-async function fetchAll(
-	this: IExecuteFunctions,
-	requests: readonly Request[],
-	timeZone: string,
-	accountOf: AccountOf,
-): Promise<Fetched> {
-	const work = new Map<string, Work>();
-	for (const { batchIds, format, itemIndex } of requests) {
-		for (const batchId of batchIds) {
-			const key = keyOf(format, batchId);
-			if (!work.has(key)) work.set(key, { batchId, format, itemIndex });
-		}
-	}
-	const fetched: Fetched = new Map();
-	const pace = new RequestPace();
-	let failed = false;
-	const fetchOne = async ([key, { batchId, format, itemIndex }]: [string, Work]) => {
-		try {
-			const account = await accountOf(itemIndex);
-			const raw = await fetchReports.call(this, batchId, { format, itemIndex, pace, account });
-			fetched.set(
-				key,
-				raw.map((report) => shapeReport(report, timeZone)),
-			);
-		} catch (error) {
-			failed = true;
-			fetched.set(key, asNodeError(this, error, itemIndex));
-		}
-	};
-	const stop = () => failed && !this.continueOnFail();
-	await forEachConcurrently([...work], CONCURRENCY, fetchOne, stop);
-	return fetched;
-}
 
 /** One input item's output: its reports, or one summary per batch. */
 function itemsFor(
@@ -356,12 +326,15 @@ function campaignItem(
 	return { json, pairedItem: pairedWith(items) };
 }
 
-/** Without Continue On Fail, the node fails with the first batch (in input order) that did. */
+/**
+ * Without Continue On Fail, the node fails with the first batch (in input order) that did. Its
+ * error is already the item's: a batch is read for the first item that asks for it.
+ */
 function throwFirstFailure(requests: readonly Request[], fetched: Fetched): void {
-	for (const { batchIds, format, itemIndex } of requests) {
+	for (const { batchIds, format } of requests) {
 		for (const batchId of batchIds) {
 			const reports = fetched.get(keyOf(format, batchId));
-			if (reports !== undefined && !Array.isArray(reports)) throw withItem(reports, itemIndex);
+			if (reports !== undefined && !Array.isArray(reports)) throw reports;
 		}
 	}
 }
@@ -369,10 +342,4 @@ function throwFirstFailure(requests: readonly Request[], fetched: Fetched): void
 /** Once the run goes on past throwFirstFailure, every batch has its reports or its error. */
 function readOf(fetched: Fetched, format: WireFormat, batchId: string): Read {
 	return fetched.get(keyOf(format, batchId)) as Read;
-}
-
-/** The error as n8n shows it for the item that asked for the batch. */
-function withItem<E extends NodeApiError | NodeOperationError>(error: E, itemIndex: number): E {
-	if (error.context) error.context.itemIndex = itemIndex;
-	return error;
 }

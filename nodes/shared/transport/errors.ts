@@ -78,6 +78,31 @@ function failure(
 	});
 }
 
+/**
+ * A failure said again where it stops a node, with what only the node knows (which batch, what
+ * became of the run, that the account is at fault): a new error of the same class, with the
+ * same HTTP code, details and item, built once with all it carries. The error the transport
+ * made is never changed after the fact.
+ */
+export function restated<E extends NodeApiError | NodeOperationError>(
+	cause: E,
+	said: { message?: string; description?: string; context?: IDataObject },
+): E {
+	const message = said.message ?? cause.message;
+	const description = said.description ?? cause.description ?? undefined;
+	const itemIndex = cause.context.itemIndex as number | undefined;
+	const error =
+		cause instanceof NodeApiError
+			? new (cause.constructor as typeof NodeApiError)(
+					cause.node,
+					(cause.errorResponse ?? {}) as JsonObject,
+					{ message, description, httpCode: cause.httpCode ?? undefined, itemIndex },
+				)
+			: new NodeOperationError(cause.node, message, { description, itemIndex });
+	Object.assign(error.context, said.context);
+	return error as E;
+}
+
 /** What a body is at a glance: the service answers JSON or XML; a web server, a page or text. */
 export type AnswerKind = 'json' | 'xml' | 'html' | 'text' | 'empty';
 
