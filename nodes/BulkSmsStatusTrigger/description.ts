@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { statusFilterOption } from '../shared/items';
+import { onlyStatusesOption } from '../shared/descriptions';
 import { DEFAULT_MEMORY, MAX_MEMORY } from './memory';
 
 export const statusTriggerProperties: INodeProperties[] = [
@@ -95,7 +95,7 @@ export const statusTriggerProperties: INodeProperties[] = [
 		],
 	},
 	{
-		...statusFilterOption,
+		...onlyStatusesOption(),
 		displayName: 'Statuses',
 		description: 'Emit only reports in these statuses',
 		displayOptions: { show: { emit: ['statuses'] } },

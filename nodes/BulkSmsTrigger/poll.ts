@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../shared/domain/body';
 import { readBatchIdList } from '../shared/domain/campaign';
+import type { TriggerOn } from '../shared/domain/reportFilter';
 import { shapeReport, summariseReports, type DeliveryReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
 import {
@@ -10,7 +11,6 @@ import {
 	batchesToPoll,
 	MAX_WATCHED_BATCHES,
 	type BatchFinished,
-	type EmitMode,
 	type FailureKind,
 	type ReportEmission,
 	type WatchOptions,
@@ -116,7 +116,7 @@ function generationOf(stored: unknown): number {
 
 function readSettings(this: IPollFunctions): Settings {
 	return {
-		mode: this.getNodeParameter('emit', 'final') as EmitMode,
+		mode: this.getNodeParameter('emit', 'final') as TriggerOn,
 		emitExisting: this.getNodeParameter('emitExisting', false) as boolean,
 		statuses: this.getNodeParameter('options.statuses', []) as string[],
 		format: this.getNodeParameter('options.format', 'json') as WireFormat,

@@ -9,13 +9,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { WireFormat } from '../../shared/domain/body';
 import { readBatchIdList, summariseCampaign } from '../../shared/domain/campaign';
 import { shapeReport, summariseReports, type DeliveryReport } from '../../shared/domain/reports';
-import {
-	asNodeError,
-	errorItem,
-	formatOption,
-	pairedWith,
-	statusFilterOption,
-} from '../../shared/items';
+import { formatOption, onlyStatusesOption } from '../../shared/descriptions';
+import { passes, type ReportFilter } from '../../shared/domain/reportFilter';
+import { asNodeError, errorItem, pairedWith } from '../../shared/items';
 import {
 	accountsOfRun,
 	fetchMany,
@@ -74,11 +70,7 @@ export const getStatusDescription: INodeProperties[] = [
 		default: {},
 		displayOptions: showForGetStatus,
 		options: [
-			{
-				...statusFilterOption,
-				description:
-					'Keep only reports in these statuses. Empty keeps all. A batch or campaign summary still counts every report.',
-			},
+			onlyStatusesOption('A batch or campaign summary still counts every report.'),
 			formatOption,
 		],
 	},
@@ -88,7 +80,7 @@ export const getStatusDescription: INodeProperties[] = [
 interface Request {
 	itemIndex: number;
 	batchIds: string[];
-	statuses: string[];
+	filter: ReportFilter;
 	format: WireFormat;
 }
 
@@ -204,7 +196,7 @@ function requestOf(this: IExecuteFunctions, itemIndex: number): Request | NotSen
 	return {
 		itemIndex,
 		batchIds: listed.batchIds,
-		statuses: option<string[]>('statuses', []),
+		filter: { finalOnly: false, statuses: option<string[]>('statuses', []) },
 		format: option<WireFormat>('format', 'json'),
 	};
 }
@@ -263,7 +255,7 @@ function itemsFor(
 	perBatch: boolean,
 	copied: Set<string>,
 ): INodeExecutionData[] {
-	const { itemIndex, statuses, format } = request;
+	const { itemIndex, filter, format } = request;
 	const pairedItem = { item: itemIndex };
 	const output: INodeExecutionData[] = [];
 	for (const batchId of request.batchIds) {
@@ -272,9 +264,10 @@ function itemsFor(
 			output.push(errorItem(reports, [itemIndex]));
 			continue;
 		}
-		const shown = statuses.length
-			? reports.filter((report) => statuses.includes(report.status))
-			: reports;
+		const shown =
+			filter.statuses.length > 0
+				? reports.filter((report) => passes(filter, report.status))
+				: reports;
 		if (perBatch) {
 			// The summary counts the whole batch; the filter only narrows the list.
 			const json = { ...summariseReports(batchId, reports), reports: shown };
