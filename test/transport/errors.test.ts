@@ -7,9 +7,6 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import {
 	badBaseUrl,
-	blankedReason,
-	concernsAccount,
-	failureKind,
 	networkFailure,
 	restated,
 	SendOutcomeUnknownError,
@@ -19,6 +16,8 @@ import {
 	unreadableAnswer,
 	type Reporter,
 } from '../../nodes/shared/transport/errors';
+import { blankedReason } from '../../nodes/shared/transport/excerpts';
+import { concernsAccount, failureKind } from '../../nodes/shared/transport/failureKinds';
 import { secretsOf } from '../../nodes/shared/transport/secrets';
 
 const node: INode = {

@@ -22,8 +22,6 @@ import {
 } from '../domain/responses';
 import { asNodeError } from '../items';
 import {
-	blankedReason,
-	concernsAccount,
 	networkFailure,
 	statusFailure,
 	tooLarge,
@@ -31,6 +29,8 @@ import {
 	unreadableAnswer,
 	type Reporter,
 } from './errors';
+import { blankedReason } from './excerpts';
+import { concernsAccount } from './failureKinds';
 import { limitsFor, type TransportLimits } from './limits';
 import { RequestPace } from './pace';
 import { forEachConcurrently } from './pool';
@@ -39,13 +39,8 @@ import { withRetries } from './retry';
 import { secretsOf, withoutUserinfo } from './secrets';
 import { CREDENTIAL, settingsOf, type ServiceSettings } from './settings';
 
-export {
-	concernsAccount,
-	failureKind,
-	restated,
-	SendOutcomeUnknownError,
-	UNREADABLE,
-} from './errors';
+export { restated, SendOutcomeUnknownError, UNREADABLE } from './errors';
+export { concernsAccount, failureKind } from './failureKinds';
 export { overrideTransportLimits } from './limits';
 export { RequestPace } from './pace';
 export { forEachConcurrently } from './pool';
