@@ -8,7 +8,7 @@ import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 export class BulkSmsCallbackApi implements ICredentialType {
 	name = 'bulkSmsCallbackApi';
 
-	displayName = 'Bulk SMS Callback Secret';
+	displayName = 'Bulk SMS Callback API';
 
 	icon: Icon = {
 		light: 'file:../nodes/BulkSms/bulkSms.svg',

@@ -8,7 +8,7 @@ import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 export class BulkSmsCallbackBasicAuthApi implements ICredentialType {
 	name = 'bulkSmsCallbackBasicAuthApi';
 
-	displayName = 'Bulk SMS Callback Basic Auth';
+	displayName = 'Bulk SMS Callback Basic Auth API';
 
 	icon: Icon = {
 		light: 'file:../nodes/BulkSms/bulkSms.svg',

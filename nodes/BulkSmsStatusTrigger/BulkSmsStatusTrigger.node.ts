@@ -9,13 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import {
-	BASIC_AUTH_CREDENTIAL,
-	callbackBasicAuthTest,
-	callbackSecretTest,
-	checkCallbackSetup,
-	SECRET_CREDENTIAL,
-} from './authentication';
+import { callbackBasicAuthTest, callbackSecretTest, checkCallbackSetup } from './authentication';
 import { statusTriggerProperties } from './description';
 import { receiveCallback, rememberEmitted } from './webhook';
 
@@ -34,15 +28,16 @@ export class BulkSmsStatusTrigger implements INodeType {
 		defaults: { name: 'Bulk SMS Status Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
+		// Literal names: n8n's lint and scanner read them from the source.
 		credentials: [
 			{
-				name: SECRET_CREDENTIAL,
+				name: 'bulkSmsCallbackApi',
 				required: true,
 				testedBy: 'callbackSecretTest',
 				displayOptions: { show: { authentication: ['secretCredential'] } },
 			},
 			{
-				name: BASIC_AUTH_CREDENTIAL,
+				name: 'bulkSmsCallbackBasicAuthApi',
 				required: true,
 				testedBy: 'callbackBasicAuthTest',
 				displayOptions: { show: { authentication: ['basicAuthCredential'] } },

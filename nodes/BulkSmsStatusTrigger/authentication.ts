@@ -16,8 +16,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { kind } from '../shared/domain/responses';
 
-export const SECRET_CREDENTIAL = 'bulkSmsCallbackApi';
-export const BASIC_AUTH_CREDENTIAL = 'bulkSmsCallbackBasicAuthApi';
+const SECRET_CREDENTIAL = 'bulkSmsCallbackApi';
+const BASIC_AUTH_CREDENTIAL = 'bulkSmsCallbackBasicAuthApi';
 
 /**
  * The Authentication parameter's values. `token` and `basicAuth` read the secret from node
@@ -173,7 +173,7 @@ function basicCredentials(header: string | undefined): string | undefined {
 
 // ---------------------------------------------------------------- credential tests
 
-/** The Bulk SMS Callback Secret credential's test: the same rule as activation. */
+/** The Bulk SMS Callback API credential's test: the same rule as activation. */
 export async function callbackSecretTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,
@@ -181,7 +181,7 @@ export async function callbackSecretTest(
 	return verdict(secretProblem(credential.data?.secret, 'the Secret'));
 }
 
-/** The Bulk SMS Callback Basic Auth credential's test: the same rules as activation. */
+/** The Bulk SMS Callback Basic Auth API credential's test: the same rules as activation. */
 export async function callbackBasicAuthTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,

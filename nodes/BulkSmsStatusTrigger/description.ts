@@ -4,25 +4,28 @@ import { statusFilterOption } from '../shared/items';
 import { DEFAULT_MEMORY, MAX_MEMORY } from './memory';
 import { DEFAULT_MAX_REPORTS, MAX_MAX_REPORTS } from './read';
 
-/** Where the Webhook URLs are in the node's panel: a section that starts folded. */
+/**
+ * The panel shows, in this order: Webhook URLs (folded), these notices, the credentials, the
+ * parameters; the notices say where each step is in that order (seen in n8n 2.41.1's editor).
+ */
 const PRODUCTION_URL_STEP =
-	'Open <i>Webhook URLs</i> at the top of this panel (it starts folded), choose <i>Production URL</i>, and give that URL to the service as its callback URL';
+	'Click Webhook URLs just above, choose Production URL, and give that URL to the service as its callback URL';
 
-const ACTIVE_STEP =
-	'Publish (activate) the workflow: the Production URL takes callbacks only while it is active.';
+const PUBLISH_STEP =
+	'Publish the workflow: the Production URL takes callbacks only while the workflow is published.';
 
 const authenticationOptions = [
 	{
 		name: 'Secret in the URL',
 		value: 'secretCredential',
 		description:
-			'The callback URL ends with ?token= and the secret of a Bulk SMS Callback Secret credential',
+			'The callback URL ends with ?token= and the secret of a Bulk SMS Callback API credential',
 	},
 	{
 		name: 'Basic Auth',
 		value: 'basicAuthCredential',
 		description:
-			'The service sends the user and password of a Bulk SMS Callback Basic Auth credential (user:password@ in the URL)',
+			'The service sends the user and password of a Bulk SMS Callback Basic Auth API credential (user:password@ in the URL)',
 	},
 	{
 		name: 'None',
@@ -52,14 +55,14 @@ const AUTHENTICATION_DESCRIPTION =
 
 export const statusTriggerProperties: INodeProperties[] = [
 	{
-		displayName: `Set up in this order. 1. Choose the credential above, or create one with a long random secret: <i>Test this trigger</i> waits for it, because without a secret every callback would be refused. 2. ${PRODUCTION_URL_STEP}, followed by <code>?token=</code> and the secret (with Basic Auth, <code>https://user:password@host/...</code>). 3. ${ACTIVE_STEP}`,
+		displayName: `Set up in this order. 1. Below, choose a credential, or create one with a long random secret. Test this trigger waits for it: without a secret every callback would be refused. 2. ${PRODUCTION_URL_STEP}, followed by ?token= and the secret (with Basic Auth: https://user:password@host/...). 3. ${PUBLISH_STEP}`,
 		name: 'setupNotice',
 		type: 'notice',
 		default: '',
 		displayOptions: { show: { authentication: ['secretCredential', 'basicAuthCredential'] } },
 	},
 	{
-		displayName: `Anyone who finds this URL can start the workflow with made-up reports. 1. ${PRODUCTION_URL_STEP}. 2. ${ACTIVE_STEP}`,
+		displayName: `Anyone who finds this URL can start the workflow with made-up reports. 1. ${PRODUCTION_URL_STEP}. 2. ${PUBLISH_STEP}`,
 		name: 'noAuthenticationNotice',
 		type: 'notice',
 		default: '',
@@ -67,7 +70,7 @@ export const statusTriggerProperties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"This secret is saved in the workflow, so every export, copy and version of it carries the secret. To keep it encrypted in n8n's credentials instead: choose <i>Secret in the URL</i> (or <i>Basic Auth</i>) under Authentication, create the credential with the same secret (or user and password), and save. The callback URL stays the same: the service needs no change.",
+			"This secret is saved in the workflow, so every export, copy and version of it carries the secret. To keep it encrypted in n8n's credentials instead: choose Secret in the URL (or Basic Auth) under Authentication, create the credential with the same secret (or user and password), and save. The callback URL stays the same: the service needs no change.",
 		name: 'legacyNotice',
 		type: 'notice',
 		default: '',

@@ -54,7 +54,7 @@ export interface TriggerOptions {
 	port?: number;
 }
 
-/** The Bulk SMS Callback Secret credential holding SECRET. */
+/** The Bulk SMS Callback API credential holding SECRET. */
 export const CALLBACK_SECRET = { bulkSmsCallbackApi: { secret: SECRET } };
 
 export async function startTrigger(options: TriggerOptions = {}): Promise<WebhookServer> {
