@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 
 import type { Sandbox } from '../../sandbox/server';
 import type { JsonObject, N8nInstance, N8nServer } from './runtime';
-import { loadExample, workflowId } from './workflows';
+import { loadExample, STATUS_TRIGGER_NODE_TYPE, workflowId } from './workflows';
 
 export const CALLBACK_CREDENTIAL_ID = 'bulkSmsCallback01';
 export const CALLBACK_CREDENTIAL_NAME = 'Bulk SMS callback secret';
@@ -35,7 +35,7 @@ export async function importStatusCallbacks(n8n: N8nInstance): Promise<StatusCal
 /** The Production URL with the secret: what a provider is given as its callback URL. */
 export function callbackUrl(server: N8nServer, { workflow, secret }: StatusCallbacks): string {
 	const trigger = (workflow.nodes as JsonObject[]).find(
-		(node) => node.type === 'n8n-nodes-bulk-sms.bulkSmsStatusTrigger',
+		(node) => node.type === STATUS_TRIGGER_NODE_TYPE,
 	);
 	if (!trigger) throw new Error(`${String(workflow.name)} has no Bulk SMS Status Trigger`);
 	return `${server.baseUrl}/webhook/${String(trigger.webhookId)}/status?token=${secret}`;
