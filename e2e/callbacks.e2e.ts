@@ -82,7 +82,7 @@ function blankSecretWorkflow(): JsonObject {
 				...trigger,
 				typeVersion: 1.1,
 				webhookId: '3f0c2a71-6b8e-4d95-a1c4-8e7d2b5f9a61',
-				parameters: { emit: 'all', options: {} },
+				parameters: { emit: 'changes', options: {} },
 				credentials: { bulkSmsCallbackApi: { id: 'e2eBlankSecret', name: 'Blank secret' } },
 			},
 			report,

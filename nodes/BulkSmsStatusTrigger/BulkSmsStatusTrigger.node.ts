@@ -22,7 +22,7 @@ export class BulkSmsStatusTrigger implements INodeType {
 		// 1.1 keeps the secret in a credential; version 1 (its node parameters) keeps working.
 		version: [1, 1.1],
 		subtitle:
-			'={{ "Callbacks: " + {"final": "final statuses", "all": "every status change", "statuses": "chosen statuses"}[$parameter["emit"]] }}',
+			'={{ "Callbacks: " + {"final": "final statuses", "changes": "every status change", "all": "every status change", "statuses": "chosen statuses"}[$parameter["emit"]] }}',
 		description:
 			"Receives the service's delivery callbacks at a public URL (a webhook, nothing polled) and starts a workflow for each report",
 		defaults: { name: 'Bulk SMS Status Trigger' },

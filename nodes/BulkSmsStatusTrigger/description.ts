@@ -1,6 +1,6 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { onlyStatusesOption } from '../shared/descriptions';
+import { onlyStatusesOption, triggerOnChoice } from '../shared/descriptions';
 import { DEFAULT_MEMORY, MAX_MEMORY } from './memory';
 import { DEFAULT_MAX_REPORTS, MAX_MAX_REPORTS } from './read';
 
@@ -49,6 +49,20 @@ const legacyAuthenticationOptions = [
 			'The service sends the username and password set below (move them to a credential)',
 	},
 ];
+
+/** How this trigger works, in each Trigger On action (the polling trigger's say "polls batches"). */
+const HOW = 'callback URL';
+
+/** Version 1 saved Every Status Change as 'all'. */
+const EVERY_CHANGE_V1: INodePropertyOptions = { ...triggerOnChoice('changes', HOW), value: 'all' };
+
+/** Version 1 only: what 1.1 does with Every Status Change and Options → Only Statuses. */
+const CHOSEN_STATUSES: INodePropertyOptions = {
+	name: 'Chosen Statuses',
+	value: 'statuses',
+	action: `On chosen statuses (${HOW})`,
+	description: 'One item per report in the statuses chosen below',
+};
 
 const AUTHENTICATION_DESCRIPTION =
 	'How the service proves a callback comes from it. Without it, anyone who finds the URL could start this workflow with made-up reports.';
@@ -132,32 +146,24 @@ export const statusTriggerProperties: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		default: 'final',
-		options: [
-			{
-				name: 'Final Statuses Only',
-				value: 'final',
-				action: 'On final statuses (callback URL)',
-				description: 'One item per message when it is delivered or has failed',
-			},
-			{
-				name: 'Every Status Change',
-				value: 'all',
-				action: 'On every status change (callback URL)',
-				description: 'One item per report received, ENROUTE included',
-			},
-			{
-				name: 'Chosen Statuses',
-				value: 'statuses',
-				action: 'On chosen statuses (callback URL)',
-				description: 'One item per report in the statuses chosen below',
-			},
-		],
+		// Version 1's own words for the same choices, and Chosen Statuses beside them.
+		options: [triggerOnChoice('final', HOW), EVERY_CHANGE_V1, CHOSEN_STATUSES],
+		displayOptions: { show: { '@version': [1] } },
+	},
+	{
+		displayName: 'Trigger On',
+		name: 'emit',
+		type: 'options',
+		noDataExpression: true,
+		default: 'final',
+		options: [triggerOnChoice('final', HOW), triggerOnChoice('changes', HOW)],
+		displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
 	},
 	{
 		...onlyStatusesOption(),
 		displayName: 'Statuses',
 		description: 'Emit only reports in these statuses',
-		displayOptions: { show: { emit: ['statuses'] } },
+		displayOptions: { show: { emit: ['statuses'], '@version': [1] } },
 	},
 	{
 		displayName: 'Batch IDs',
@@ -175,6 +181,9 @@ export const statusTriggerProperties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
+			onlyStatusesOption(
+				'Together with Trigger On: Final Statuses Only and DELIVRD emit deliveries only.',
+			),
 			{
 				displayName: 'Max Reports per Callback',
 				name: 'maxReports',

@@ -10,7 +10,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { readBatchIdList } from '../shared/domain/campaign';
 import { shapeReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
-import { isFinal } from '../shared/domain/status';
+import { passes, triggerFilter } from '../shared/domain/reportFilter';
 import { serviceSettings } from '../shared/transport';
 import { callerProblem } from './authentication';
 import { DEFAULT_MEMORY, MAX_MEMORY, remember, sift, type ReportKey } from './memory';
@@ -151,17 +151,23 @@ function answer(
 
 // ---------------------------------------------------------------- filters and settings
 
+/** Which reports are emitted: those of Batch IDs that pass the report filter of every node. */
 function reportFilter(this: IWebhookFunctions): (report: RawReport) => boolean {
-	const emit = this.getNodeParameter('emit', 'final') as string;
-	const statuses = new Set(this.getNodeParameter('statuses', []) as string[]);
 	const batches = batchFilter.call(this);
-	return (report) => {
-		// report.batch_id is already in the service's form (read by readDeliveryReport).
-		if (batches && !batches.has(report.batch_id)) return false;
-		if (emit === 'final') return isFinal(report.status);
-		if (emit === 'statuses') return statuses.has(report.status);
-		return true;
-	};
+	// report.batch_id is already in the service's form (read by readDeliveryReport).
+	const ofBatches = (report: RawReport) => !batches || batches.has(report.batch_id);
+	const on = this.getNodeParameter('emit', 'final') as string;
+	if (on === 'statuses') {
+		// Version 1's Chosen Statuses, with its Statuses list: Every Status Change with Only
+		// Statuses, except that none chosen emitted nothing, as it still does.
+		const chosen = this.getNodeParameter('statuses', []) as string[];
+		const filter = { finalOnly: false, statuses: chosen };
+		return (report) => chosen.length > 0 && ofBatches(report) && passes(filter, report.status);
+	}
+	// Version 1 saved Every Status Change as 'all'.
+	const statuses = this.getNodeParameter('options.statuses', []) as string[];
+	const filter = triggerFilter(on === 'final' ? 'final' : 'changes', statuses);
+	return (report) => ofBatches(report) && passes(filter, report.status);
 }
 
 /** The batch ids to keep, in the service's form; undefined keeps every batch. */

@@ -57,7 +57,7 @@ describe('report fields are what they say they are', () => {
 		['a status of words', { status: 'DELIVERED TO PHONE' }, 'status'],
 		['a 41-digit gateway_session_id', { gateway_session_id: '1'.repeat(41) }, 'gateway_session_id'],
 	])('%s: 400, nothing emitted, nothing of it echoed', async (_name, fields, reason) => {
-		server = await startTrigger({ parameters: { emit: 'all' } });
+		server = await startTrigger({ parameters: { emit: 'changes' } });
 		const res = await post(server, jsonReport(fields));
 		expect(res.status).toBe(400);
 		expect(JSON.parse(res.body).error).toContain(`reports[0].${reason}`);
@@ -73,13 +73,13 @@ describe('report fields are what they say they are', () => {
 		['a lower-case status', { status: 'delivrd' }],
 		['a 40-digit gateway_session_id', { gateway_session_id: '9'.repeat(40) }],
 	])('takes %s', async (_name, fields) => {
-		server = await startTrigger({ parameters: { emit: 'all' } });
+		server = await startTrigger({ parameters: { emit: 'changes' } });
 		expect((await post(server, jsonReport(fields))).status).toBe(200);
 		expect(server.executions()).toHaveLength(1);
 	});
 
 	it('a status code the interface does not list is taken as pending, as Get Status reads it', async () => {
-		server = await startTrigger({ parameters: { emit: 'all' } });
+		server = await startTrigger({ parameters: { emit: 'changes' } });
 		await post(server, jsonReport({ status: 'SCHEDLD' }));
 		expect(emitted()).toEqual([
 			[expect.objectContaining({ status: 'SCHEDLD', outcome: 'pending', final: false })],

@@ -14,6 +14,7 @@ import {
 	SESSION,
 	startTrigger,
 	xmlReport,
+	type TriggerOptions,
 } from './helpers';
 
 let server: WebhookServer;
@@ -218,14 +219,18 @@ describe('repeats and filters', () => {
 		expect(emitted()).toEqual([[expect.objectContaining({ status: 'DELIVRD' })]]);
 	});
 
-	it('emits chosen statuses of chosen batches only', async () => {
-		server = await startTrigger({
-			parameters: {
-				emit: 'statuses',
-				statuses: ['UNDELIV', 'ENROUTE'],
-				batchIds: `00${BATCH}, 42`,
-			},
-		});
+	it.each<[string, Partial<TriggerOptions>]>([
+		[
+			'Every Status Change with Only Statuses',
+			{ parameters: { emit: 'changes', options: { statuses: ['UNDELIV', 'ENROUTE'] } } },
+		],
+		[
+			"version 1's Chosen Statuses",
+			{ parameters: { emit: 'statuses', statuses: ['UNDELIV', 'ENROUTE'] }, typeVersion: 1 },
+		],
+	])('emits chosen statuses of chosen batches only (%s)', async (_, options) => {
+		const parameters = { ...options.parameters, batchIds: `00${BATCH}, 42` };
+		server = await startTrigger({ ...options, parameters });
 		const body = `[${[
 			jsonReport({ status: 'ENROUTE', delivery_date: '' }),
 			jsonReport({ status: 'UNDELIV', gateway_session_id: '18014398509481987' }),
@@ -239,8 +244,25 @@ describe('repeats and filters', () => {
 		]);
 	});
 
+	it("with version 1's Chosen Statuses and none chosen, emits nothing, as it did", async () => {
+		server = await startTrigger({ parameters: { emit: 'statuses' }, typeVersion: 1 });
+		await post(server, jsonReport({ status: 'DELIVRD' }));
+		expect(emitted()).toEqual([]);
+	});
+
+	it('with Final Statuses Only and Only Statuses, emits the final ones chosen', async () => {
+		server = await startTrigger({ parameters: { options: { statuses: ['ENROUTE', 'UNDELIV'] } } });
+		const body = `[${[
+			jsonReport({ status: 'ENROUTE', delivery_date: '' }),
+			jsonReport({ status: 'DELIVRD', gateway_session_id: '18014398509481989' }),
+			jsonReport({ status: 'UNDELIV', gateway_session_id: '18014398509481987' }),
+		].join(',')}]`;
+		await post(server, body);
+		expect(emitted()[0].map((r) => r.status)).toEqual(['UNDELIV']);
+	});
+
 	it('with every status change, emits ENROUTE too', async () => {
-		server = await startTrigger({ parameters: { emit: 'all' } });
+		server = await startTrigger({ parameters: { emit: 'changes' } });
 		await post(server, jsonReport({ status: 'ENROUTE', delivery_date: '' }));
 		expect(emitted()).toEqual([
 			[expect.objectContaining({ status: 'ENROUTE', delivery_date: null })],
