@@ -27,7 +27,7 @@ const statuses = (server: WebhookServer) =>
 		.executions()
 		.map((items) => items.map((i) => `${String(i.json.msisdn)} ${String(i.json.status)}`));
 const answerOf = (body: string) => JSON.parse(body) as Record<string, number>;
-const chosen = { emit: 'statuses', statuses: ['ENROUTE', 'DELIVRD'] };
+const chosen = { emit: 'changes', options: { statuses: ['ENROUTE', 'DELIVRD'] } };
 
 describe('remembers everything a callback carried', () => {
 	it('leaves out an ENROUTE whose final status came in a callback that started the workflow, filtered out', async () => {
@@ -51,13 +51,13 @@ describe('remembers everything a callback carried', () => {
 	});
 
 	it("emits nothing twice that n8n's deduplication store recorded, though the stored memory lost it", async () => {
-		const first = await started({ parameters: { emit: 'all' } });
+		const first = await started({ parameters: { emit: 'changes' } });
 		await post(first, jsonReport(B));
 		await first.stop();
 		// A save of the static data that another execution's overwrote, then a restart.
 		const { staticData } = first;
 		delete (staticData['node:Bulk SMS Status Trigger'] as Record<string, unknown>).seen;
-		const restarted = await started({ parameters: { emit: 'all' }, staticData });
+		const restarted = await started({ parameters: { emit: 'changes' }, staticData });
 		await post(restarted, jsonReport(B));
 		// The callback looked new here, so an execution started; it let nothing through.
 		expect(restarted.executions()).toEqual([[]]);
@@ -115,9 +115,9 @@ describe('callbacks with news that arrive together', () => {
 			.sort();
 
 	it('ride in fewer executions and emit what one at a time emits; riders get their own counts', async () => {
-		const alone = await started({ parameters: { emit: 'all' } });
+		const alone = await started({ parameters: { emit: 'changes' } });
 		for (const body of campaign()) await post(alone, body);
-		const together = await started({ parameters: { emit: 'all' }, answer: 'started' });
+		const together = await started({ parameters: { emit: 'changes' }, answer: 'started' });
 		const answers = await Promise.all(campaign().map((body) => post(together, body)));
 		await together.idle();
 		expect(emitted(together)).toEqual(emitted(alone));
@@ -130,7 +130,7 @@ describe('callbacks with news that arrive together', () => {
 
 	it('that ride in an execution which could not start are answered 503, and their retry is news', async () => {
 		// Starts take long enough for all to gather behind the first, whose execution starts.
-		const server = await started({ parameters: { emit: 'all' }, answer: 'started', startMs: 300 });
+		const server = await started({ parameters: { emit: 'changes' }, answer: 'started', startMs: 300 });
 		server.refuseExecution(2);
 		const bodies = [jsonReport(A), ...campaign().slice(0, 10)];
 		const answers = await Promise.all(bodies.map((body) => post(server, body)));

@@ -7,7 +7,7 @@ import { readBody } from './body';
 import { BodyError } from './bodyError';
 import { readWallTime } from './dates';
 import type { WallTime } from './wallClock';
-import { attempt, isRecord } from './values';
+import { attempt, excerpt, isRecord } from './values';
 
 /** The body parsed but does not have the shape the interface describes. */
 export class ResponseShapeError extends Error {
@@ -61,7 +61,8 @@ function parsedAs(body: string, xmlRoot: string): unknown {
 	const parsed = read.value;
 	// Another document (<error>, <html>) must not pass for an empty answer.
 	if (parsed.root !== undefined && parsed.root !== xmlRoot) {
-		throw new ResponseShapeError(`the XML root is <${parsed.root}>, not <${xmlRoot}>`);
+		// The name is the answer's own text: only its start is shown.
+		throw new ResponseShapeError(`the XML root is <${excerpt(parsed.root)}>, not <${xmlRoot}>`);
 	}
 	return parsed.data;
 }
@@ -310,7 +311,7 @@ function readText(value: unknown, field: string): string {
 }
 
 /** Describes a wrong value by its kind only: bodies may hold personal data. */
-function kind(value: unknown): string {
+export function kind(value: unknown): string {
 	if (value === null) return 'null';
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'string') return value.trim() === '' ? 'empty text' : 'text';
