@@ -13,7 +13,7 @@ import { takeHandover, type Handover } from './handover';
 import type { KnownReports, TriggerMemory } from './knownReports';
 import { DEFAULT_MEMORY, statusKey } from './memory';
 import { memoryLimit, MEMORY_KEY, triggerOf } from './parameters';
-import { mergedMemory, readStored } from './storedMemory';
+import { readStored, storeMemory } from './storedMemory';
 
 export async function emitHandedOver(
 	this: IExecuteFunctions,
@@ -92,7 +92,8 @@ function remember(
 ): void {
 	memory.learn(handed.flatMap((h) => h.keys ?? []));
 	const staticData = this.getWorkflowStaticData('node');
-	staticData[MEMORY_KEY] = mergedMemory(readStored(staticData[MEMORY_KEY]), memory, limit);
+	const stored = readStored(staticData[MEMORY_KEY]);
+	storeMemory(staticData, MEMORY_KEY, stored, memory, limit);
 }
 
 /** The credential is optional here: it only gives the zone of delivery dates (UTC without it). */

@@ -6,6 +6,8 @@
  * key is found in it by a search, without building anything (test/statusTrigger/memory.test.ts
  * holds it equal to a set of the same keys).
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { KEY_LENGTH } from './memory';
 
 const KEY_CHARACTERS = /^[A-Za-z0-9_-]*$/;
@@ -15,6 +17,7 @@ const KEY_CHARACTERS = /^[A-Za-z0-9_-]*$/;
  * as it is, and written back in this form by the next callback that adds one.
  */
 export function readStored(stored: unknown): string {
+	if (stored instanceof MemoryToStore) return stored.toJSON();
 	if (typeof stored === 'string') return isStoredForm(stored) ? stored : '';
 	if (!Array.isArray(stored)) return '';
 	return stored.filter((key) => typeof key === 'string' && key.length === KEY_LENGTH).join('');
@@ -56,6 +59,35 @@ export function* storedKeys(stored: string): Generator<string> {
 export interface Recent {
 	has(key: string): boolean;
 	keys(): Iterable<string>;
+}
+
+/**
+ * What a step gives n8n to store: the memory as it is when n8n writes it, which n8n does some
+ * time after the step (when the execution ends; after the answer, for a webhook call), through
+ * JSON, which calls toJSON. So the writes of one process never put an older memory last: an
+ * execution that ends after a later callback was remembered writes that callback's keys too.
+ */
+export class MemoryToStore {
+	constructor(
+		private readonly stored: string,
+		private readonly recent: Recent,
+		private readonly limit: number,
+	) {}
+
+	toJSON(): string {
+		return mergedMemory(this.stored, this.recent, this.limit);
+	}
+}
+
+/** Puts the memory in the node's static data, for n8n to write when it writes them. */
+export function storeMemory(
+	staticData: IDataObject,
+	key: string,
+	stored: string,
+	recent: Recent,
+	limit: number,
+): void {
+	staticData[key] = new MemoryToStore(stored, recent, limit) as unknown as IDataObject;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { KnownReports } from './knownReports';
 import { DEFAULT_MEMORY, sift } from './memory';
 import { memoryLimit, MEMORY_KEY, triggerOf } from './parameters';
 import { DEFAULT_MAX_REPORTS, MAX_MAX_REPORTS, readCallback } from './read';
-import { mergedMemory, readStored, storedLookup } from './storedMemory';
+import { readStored, storedLookup, storeMemory } from './storedMemory';
 
 const REALM = 'Basic realm="Bulk SMS callbacks"';
 
@@ -78,7 +78,7 @@ async function handOver(
 		// something, so that a mere repeat never writes over what an execution is about to save.
 		if (sifted.keys.length > 0) {
 			memory.learn(sifted.keys);
-			staticData[MEMORY_KEY] = mergedMemory(stored, memory, limit);
+			storeMemory(staticData, MEMORY_KEY, stored, memory, limit);
 		}
 		return answer.call(this, 200, { ...counts, emitted: 0 });
 	}

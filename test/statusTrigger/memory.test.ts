@@ -1,5 +1,6 @@
 /** The trigger's memory of reports seen: repeats, late arrivals, how it is stored, and this process's part. */
 import fc from 'fast-check';
+import { deepCopy } from 'n8n-workflow';
 
 import { KnownReports, TriggerMemory } from '../../nodes/BulkSmsStatusTrigger/knownReports';
 import { KEY_LENGTH, sift, statusKey } from '../../nodes/BulkSmsStatusTrigger/memory';
@@ -9,6 +10,7 @@ import {
 	storedCount,
 	storedKeys,
 	storedLookup,
+	storeMemory,
 } from '../../nodes/BulkSmsStatusTrigger/storedMemory';
 import type { RawReport } from '../../nodes/shared/domain/responses';
 
@@ -115,6 +117,17 @@ describe('the stored memory', () => {
 				},
 			),
 		);
+	});
+
+	it('is written as it is when n8n writes the static data, not as it was when a step ran', () => {
+		const [a, b, c] = keysOf(3);
+		const memory = new TriggerMemoryOf([a]);
+		const staticData: Record<string, unknown> = {};
+		storeMemory(staticData as never, 'seen', '', memory, 10);
+		memory.learn([b, c]); // a callback remembered after this execution's step, before its end
+		expect(JSON.parse(JSON.stringify(staticData))).toEqual({ seen: [a, b, c].join('') });
+		expect(deepCopy(staticData)).toEqual({ seen: [a, b, c].join('') }); // n8n's copy
+		expect(readStored(staticData.seen)).toBe([a, b, c].join(''));
 	});
 
 	it('keeps what was stored behind what this process knows, the newest `limit` of them', () => {
