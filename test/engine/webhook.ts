@@ -81,8 +81,13 @@ export interface WebhookServer {
 	/** The items of every started execution, in the order they were started. */
 	executions(): INodeExecutionData[][];
 	staticData: IDataObject;
-	/** Resolves once every execution started so far has ended. */
+	/** Resolves once every call and execution under way has ended. */
 	idle(): Promise<void>;
+	/**
+	 * Stops as n8n stops on SIGTERM: no new call is taken, those under way are answered and
+	 * their executions end (stop() instead cuts every connection at once).
+	 */
+	drain(): Promise<void>;
 	/** The `nth` execution started from now fails to start, as when n8n's database refuses it. */
 	refuseExecution(nth: number): void;
 	stop(): Promise<void>;
@@ -115,9 +120,11 @@ export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServ
 		refused: 0,
 	};
 	const server: Server = createServer((req, res) => {
-		handle(receiver, req, res).catch((error) => {
+		const handling = handle(receiver, req, res).catch((error) => {
 			if (!res.headersSent) res.writeHead(500).end(String(error));
 		});
+		running.add(handling);
+		void handling.finally(() => running.delete(handling));
 	});
 	await new Promise<void>((resolve) => server.listen(spec.port ?? 0, '127.0.0.1', resolve));
 	const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -131,6 +138,13 @@ export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServ
 		},
 		idle: async () => {
 			while (running.size > 0) await Promise.allSettled([...running]);
+		},
+		drain: async () => {
+			const closed = new Promise((resolve) => server.close(resolve));
+			server.closeIdleConnections();
+			while (running.size > 0) await Promise.allSettled([...running]);
+			server.closeAllConnections();
+			await closed;
 		},
 		stop: () => {
 			server.closeAllConnections();

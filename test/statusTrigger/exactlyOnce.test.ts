@@ -4,9 +4,8 @@
  * database; the time zone comes from the credential's field alone. Through n8n's webhook path
  * (test/engine/webhook.ts), answering as n8n does once an execution has started where it matters.
  */
-import { BulkSmsStatusTrigger } from '../../nodes/BulkSmsStatusTrigger/BulkSmsStatusTrigger.node';
 import type { WebhookServer } from '../engine/webhook';
-import { jsonReport, post, startTrigger } from './helpers';
+import { jsonReport, newProcess, post, startTrigger } from './helpers';
 
 let servers: WebhookServer[] = [];
 afterEach(async () => {
@@ -80,7 +79,7 @@ describe('copies that arrive together', () => {
 
 	it('split between two receiving processes, start it at most twice and emit the report once', async () => {
 		const staticData = {};
-		const worker = new BulkSmsStatusTrigger();
+		const worker = newProcess();
 		const main = await started({ answer: 'started', staticData, worker });
 		const webhookProcess = await started({ answer: 'started', staticData, worker });
 		const body = jsonReport(A);

@@ -8,8 +8,8 @@ import type {
 	INodeParameters,
 } from 'n8n-workflow';
 
-import { BulkSmsStatusTrigger } from '../../nodes/BulkSmsStatusTrigger/BulkSmsStatusTrigger.node';
-import { PACKAGE_NAME } from '../engine/harness';
+import { loadPackageNodeType, PACKAGE_NAME } from '../engine/harness';
+import type { AnyNodeType } from '../engine/nodeTypes';
 import { startWebhookServer, type WebhookServer, type WebhookSpec } from '../engine/webhook';
 
 export const STATUS_TRIGGER = `${PACKAGE_NAME}.bulkSmsStatusTrigger`;
@@ -58,9 +58,17 @@ export interface TriggerOptions {
 	answer?: 'ended' | 'started';
 	startMs?: number;
 	/** The n8n process receiving: its node type instance (default a new one, a new process). */
-	process?: BulkSmsStatusTrigger;
+	process?: AnyNodeType;
 	/** Queue mode: the process that runs the executions. */
-	worker?: BulkSmsStatusTrigger;
+	worker?: AnyNodeType;
+}
+
+/**
+ * The Status Trigger as a new n8n process has it (a node type instance keeps what one process
+ * knows), loaded by path as the engine kit loads the package's nodes.
+ */
+export function newProcess(): AnyNodeType {
+	return loadPackageNodeType(STATUS_TRIGGER) as AnyNodeType;
 }
 
 /** The Bulk SMS Callback API credential holding SECRET. */
@@ -77,7 +85,7 @@ export function triggerSpec(options: TriggerOptions = {}): WebhookSpec {
 	const parameters = legacy ? { secret: SECRET, ...options.parameters } : options.parameters;
 	return {
 		node: triggerNode(parameters, typeVersion),
-		nodeTypes: { [STATUS_TRIGGER]: options.process ?? new BulkSmsStatusTrigger() },
+		nodeTypes: { [STATUS_TRIGGER]: options.process ?? newProcess() },
 		staticData: options.staticData,
 		port: options.port,
 		answer: options.answer,
