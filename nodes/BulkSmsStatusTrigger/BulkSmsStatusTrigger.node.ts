@@ -13,6 +13,7 @@ import { callbackBasicAuthTest, callbackSecretTest, checkCallbackSetup } from '.
 import { statusTriggerProperties } from './description';
 import { emitHandedOver } from './execute';
 import { KnownReports } from './knownReports';
+import { RecentCredentials } from './recentCredentials';
 import { receiveCallback } from './webhook';
 
 export class BulkSmsStatusTrigger implements INodeType {
@@ -91,20 +92,22 @@ export class BulkSmsStatusTrigger implements INodeType {
 	};
 
 	/**
-	 * What this process knows of the callbacks it received and emitted (knownReports.ts): n8n
-	 * makes one instance of a node type per process, and both steps below close over it.
+	 * What this process knows of the callbacks it received and emitted (knownReports.ts), and the
+	 * callback credential it read lately (recentCredentials.ts): n8n makes one instance of a node
+	 * type per process, and both steps below close over them.
 	 */
 	private readonly known = new KnownReports();
+	private readonly credentials = new RecentCredentials();
 
-	webhook = receiverOf(this.known);
+	webhook = receiverOf(this.known, this.credentials);
 
 	/** Runs first in the execution a callback started: see execute.ts. */
 	execute = executorOf(this.known);
 }
 
-function receiverOf(known: KnownReports) {
+function receiverOf(known: KnownReports, credentials: RecentCredentials) {
 	return async function (this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveCallback.call(this, known);
+		return await receiveCallback.call(this, known, credentials);
 	};
 }
 

@@ -10,6 +10,7 @@ import type { KnownReports } from './knownReports';
 import { DEFAULT_MEMORY, sift } from './memory';
 import { memoryLimit, MEMORY_KEY, triggerOf } from './parameters';
 import { DEFAULT_MAX_REPORTS, MAX_MAX_REPORTS, readCallback } from './read';
+import type { RecentCredentials } from './recentCredentials';
 import { readStored, storedLookup, storeMemory } from './storedMemory';
 
 const REALM = 'Basic realm="Bulk SMS callbacks"';
@@ -30,8 +31,9 @@ const UNAUTHENTICATED = {
 export async function receiveCallback(
 	this: IWebhookFunctions,
 	known: KnownReports,
+	credentials: RecentCredentials,
 ): Promise<IWebhookResponseData> {
-	const refusal = await callerProblem.call(this);
+	const refusal = await callerProblem.call(this, credentials);
 	if (refusal) {
 		this.logger.warn(`Bulk SMS Status Trigger refused a callback: ${refusal}`);
 		return answer.call(this, 401, UNAUTHENTICATED, { 'WWW-Authenticate': REALM });
