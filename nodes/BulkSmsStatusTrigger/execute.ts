@@ -9,6 +9,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { shapeReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
 import { CREDENTIAL, timeZoneOf } from '../shared/transport';
+import { claimFirst, type RecordItems } from './claims';
 import { takeHandover, type Handover } from './handover';
 import type { KnownReports, TriggerMemory } from './knownReports';
 import { DEFAULT_MEMORY, statusKey } from './memory';
@@ -27,12 +28,9 @@ export async function emitHandedOver(
 	const timeZone = await callbackTimeZone.call(this);
 	const limit = memoryLimit(this.getNodeParameter('options.memory', 0, DEFAULT_MEMORY));
 	const memory = known.of(triggerOf(this), limit);
-	const firstTime = await firstTimeOnly.call(
-		this,
-		memory,
-		handed.map((h) => h.report),
-		limit,
-	);
+	const fromElsewhere = handed.some((h) => h.from !== known.process);
+	const reports = handed.map((h) => h.report);
+	const firstTime = await firstTimeOnly.call(this, memory, reports, limit, fromElsewhere);
 	remember.call(this, memory, handed, limit);
 	const output: INodeExecutionData[] = [];
 	handed.forEach(({ report }, index) => {
@@ -52,24 +50,31 @@ function passedOn(items: INodeExecutionData[]): INodeExecutionData[] {
  * n8n's deduplication store (one record per node in its database) is the last word on what was
  * emitted: whichever process receives a callback, and whatever static data was lost to a last
  * writer. It reads and writes its record without a lock, so the look-ups of this process take
- * turns; processes that run the trigger at the same time can still both find a report new
- * (docs/decisions.md says how often). If the store cannot be used, the reports are emitted: a
- * double is better than a loss.
+ * turns, and an execution that another process received (queue mode) claims its reports
+ * (claims.ts). If the store cannot be used, the reports are emitted: a double is better than a
+ * loss.
  */
 async function firstTimeOnly(
 	this: IExecuteFunctions,
 	memory: TriggerMemory,
 	reports: readonly RawReport[],
 	limit: number,
+	fromElsewhere: boolean,
 ): Promise<boolean[]> {
 	const keys = reports.map(statusKey);
-	const record = this.helpers.checkProcessedAndRecord;
-	if (typeof record !== 'function' || keys.length === 0) return keys.map(() => true);
-	const check = () => record(keys, 'node', { mode: 'entries', maxEntries: limit });
+	const store = this.helpers.checkProcessedAndRecord;
+	if (typeof store !== 'function' || keys.length === 0) return keys.map(() => true);
+	// Room for a claim beside each key (claims.ts).
+	const once = (items: string[]) =>
+		store(items, 'node', { mode: 'entries', maxEntries: 2 * limit });
+	// Once more on a failure: two processes creating the record at once, one of them fails.
+	const record: RecordItems = async (items) => {
+		const outcome = await memory.inTurn(() => once(items).catch(() => once(items)));
+		return new Set(outcome.processed.map(String));
+	};
 	try {
-		// Once more on a failure: two processes creating the record at once, one of them fails.
-		const outcome = await memory.inTurn(() => check().catch(check));
-		const recorded = new Set(outcome.processed.map(String));
+		if (fromElsewhere) return await claimFirst(record, keys);
+		const recorded = await record(keys);
 		return keys.map((key) => !recorded.has(key));
 	} catch (error) {
 		this.logger.warn(

@@ -17,11 +17,17 @@ export interface Handover {
 	report: RawReport;
 	/** On the first report of a callback: the keys it adds to the memory. */
 	keys?: string[];
+	/** The process that received the callback (KnownReports.process). */
+	from?: string;
 }
 
-export function handoverItems(reports: readonly RawReport[], keys: string[]): INodeExecutionData[] {
+export function handoverItems(
+	reports: readonly RawReport[],
+	keys: string[],
+	from: string,
+): INodeExecutionData[] {
 	return reports.map((report, index) => {
-		const handover: Handover = index === 0 ? { report, keys } : { report };
+		const handover: Handover = index === 0 ? { report, keys, from } : { report, from };
 		return { json: { [HANDOVER]: handover as unknown as IDataObject } };
 	});
 }
@@ -34,5 +40,6 @@ export function takeHandover(item: INodeExecutionData): Handover | undefined {
 	return {
 		report: handover.report,
 		keys: Array.isArray(handover.keys) ? handover.keys.filter((k) => typeof k === 'string') : [],
+		from: typeof handover.from === 'string' ? handover.from : undefined,
 	};
 }

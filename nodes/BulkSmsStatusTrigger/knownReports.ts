@@ -15,6 +15,8 @@
  * It lives in the node type's instance (n8n makes one per process), not in module scope, so that
  * a test makes a new process by making a new node; and it is bounded like the stored memory.
  */
+import { randomBytes } from 'crypto';
+
 import { Gathering } from './gathering';
 import type { Recent } from './storedMemory';
 
@@ -23,6 +25,8 @@ const TRIGGERS = 64;
 
 export class KnownReports {
 	private readonly triggers = new Map<string, TriggerMemory>();
+	/** Names this process in the hand-overs it makes (handover.ts). */
+	readonly process = randomBytes(8).toString('hex');
 
 	/** The memory of one trigger (workflow and node), bounded to `limit` keys. */
 	of(trigger: string, limit: number): TriggerMemory {

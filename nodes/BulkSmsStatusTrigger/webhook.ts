@@ -85,7 +85,8 @@ async function handOver(
 		return answer.call(this, 200, { ...counts, emitted: 0 });
 	}
 	memory.hold(sifted.keys);
-	const turn = await memory.gathering.join({ items: handoverItems(wanted, sifted.keys) });
+	const items = handoverItems(wanted, sifted.keys, known.process);
+	const turn = await memory.gathering.join({ items });
 	if ('riddenWith' in turn) {
 		const { started } = turn.riddenWith;
 		memory.release(sifted.keys, started);

@@ -91,6 +91,26 @@ describe('copies that arrive together', () => {
 	});
 });
 
+describe('copies received by two processes, run by two workers (queue mode)', () => {
+	it('emit each report once: the executions claim it in the deduplication store', async () => {
+		const staticData = {};
+		const main = await started({ answer: 'started', staticData, worker: newProcess() });
+		const webhookProcess = await started({ answer: 'started', staticData, worker: newProcess() });
+		const rounds = Array.from({ length: 10 }, (_, i) =>
+			jsonReport({ gateway_session_id: String(18014398509481985n + 2n * BigInt(i)) }),
+		);
+		for (const body of rounds) {
+			await Promise.all([post(main, body), post(webhookProcess, body)]);
+		}
+		await Promise.all([main.idle(), webhookProcess.idle()]);
+		const runs = [...main.executions(), ...webhookProcess.executions()];
+		expect(runs).toHaveLength(20); // each process started an execution for each report
+		const sessions = runs.flat().map((item) => String(item.json.gateway_session_id));
+		expect(sessions.sort()).toEqual([...new Set(sessions)].sort());
+		expect(sessions).toHaveLength(10);
+	});
+});
+
 describe('callbacks with news that arrive together', () => {
 	/** 30 callbacks: finals of 24 messages, 3 of them twice, and 3 ENROUTEs after their final. */
 	function campaign(): string[] {
@@ -129,7 +149,11 @@ describe('callbacks with news that arrive together', () => {
 
 	it('that ride in an execution which could not start are answered 503, and their retry is news', async () => {
 		// Starts take long enough for all to gather behind the first, whose execution starts.
-		const server = await started({ parameters: { emit: 'changes' }, answer: 'started', startMs: 300 });
+		const server = await started({
+			parameters: { emit: 'changes' },
+			answer: 'started',
+			startMs: 300,
+		});
 		server.refuseExecution(2);
 		const bodies = [jsonReport(A), ...campaign().slice(0, 10)];
 		const answers = await Promise.all(bodies.map((body) => post(server, body)));
