@@ -14,7 +14,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { kind } from '../shared/domain/responses';
+import { kind } from '../shared/domain/fieldReaders';
 import type { RecentCredentials } from './recentCredentials';
 
 const SECRET_CREDENTIAL = 'bulkSmsCallbackApi';
