@@ -75,13 +75,18 @@ async function activate(server: N8nServer, id: string, url: string): Promise<Rec
 
 /**
  * n8n 2.41 registers an activated workflow's webhooks through its publication outbox, after the
- * API has answered: until then the URL is 404. OPTIONS (n8n's CORS answer) starts nothing.
+ * API has answered: until then a POST is 404. A CORS preflight (OPTIONS with an Origin) starts
+ * nothing and lists the methods registered for the path.
  */
 async function listening(url: string): Promise<void> {
 	for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(200)) {
-		if ((await fetch(url, { method: 'OPTIONS' })).status !== 404) return;
+		const res = await fetch(url, {
+			method: 'OPTIONS',
+			headers: { Origin: 'http://127.0.0.1', 'Access-Control-Request-Method': 'POST' },
+		});
+		if (res.headers.get('access-control-allow-methods')?.includes('POST')) return;
 	}
-	throw new Error(`bench: ${url} never answered`);
+	throw new Error(`bench: ${url} never took POST`);
 }
 
 /** Posts every body, IN_FLIGHT at a time, then waits for their executions; returns callbacks/s. */
