@@ -63,7 +63,9 @@ async function firstTimeOnly(
 ): Promise<boolean[]> {
 	const keys = reports.map(statusKey);
 	const store = this.helpers.checkProcessedAndRecord;
-	if (typeof store !== 'function' || keys.length === 0) return keys.map(() => true);
+	// The editor's tests record nothing there: a report tried out is news in production.
+	const testing = this.getMode() === 'manual';
+	if (typeof store !== 'function' || keys.length === 0 || testing) return keys.map(() => true);
 	// Room for a claim beside each key (claims.ts).
 	const once = (items: string[]) =>
 		store(items, 'node', { mode: 'entries', maxEntries: 2 * limit });

@@ -14,7 +14,10 @@ export function memoryLimit(limit: unknown): number {
 	return Math.min(MAX_MEMORY, Math.max(1, Math.floor(limit as number) || DEFAULT_MEMORY));
 }
 
-/** One trigger: a workflow and its node (a workflow may hold two Status Triggers). */
+/**
+ * One trigger: a workflow and its node (a workflow may hold two Status Triggers), apart in the
+ * editor's tests ("Test this trigger"), whose callbacks must not pass for production ones.
+ */
 export function triggerOf(context: IExecuteFunctions | IWebhookFunctions): string {
-	return `${context.getWorkflow().id ?? ''} ${context.getNode().id}`;
+	return `${context.getMode()} ${context.getWorkflow().id ?? ''} ${context.getNode().id}`;
 }

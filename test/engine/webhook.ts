@@ -20,6 +20,7 @@
  * - n8n's database as one object per workflow: its static data, and the records of n8n's
  *   deduplication store (deduplication.ts) under a workflow id of its own, so that receivers
  *   given the same `staticData` share both, as processes of one n8n share its database;
+ * - the editor's test webhook (`mode: 'manual'`): nothing saved to static data, as n8n saves none;
  * - queue mode: `worker` runs the executions with another instance of the node type, as another
  *   process would (a node type instance keeps what one process knows);
  * - an execution that cannot start (`refuseExecution`): answered 500 without one, as n8n does
@@ -73,6 +74,8 @@ export interface WebhookSpec extends EngineOptions {
 	startMs?: number;
 	/** Queue mode: the node type instance of the process that runs executions (a worker). */
 	worker?: AnyNodeType;
+	/** 'manual' for the editor's test webhook ("Test this trigger"); 'webhook' (production) by default. */
+	mode?: 'webhook' | 'manual';
 }
 
 export interface WebhookServer {
@@ -227,7 +230,7 @@ async function handle(spec: Receiver, req: IncomingMessage, res: ServerResponse)
 	});
 	workflow.active = true;
 	const node = workflow.getNode(spec.node.name) as INode;
-	const additionalData = buildAdditionalData(workflow, spec, 'webhook');
+	const additionalData = buildAdditionalData(workflow, spec, spec.mode ?? 'webhook');
 	additionalData.httpRequest = req as never;
 	additionalData.httpResponse = res as never;
 	const webhookData: IWebhookData = {
@@ -242,7 +245,7 @@ async function handle(spec: Receiver, req: IncomingMessage, res: ServerResponse)
 		workflow,
 		node,
 		additionalData,
-		'webhook',
+		spec.mode ?? 'webhook',
 		webhookData,
 		[],
 		null,
@@ -271,8 +274,11 @@ async function handle(spec: Receiver, req: IncomingMessage, res: ServerResponse)
 		void execution.finally(() => spec.running.delete(execution)).catch(() => undefined);
 		if (spec.answer !== 'started') await execution;
 	}
-	// live-webhooks.ts saves the static data (when changed) before the answer goes out.
-	if (workflow.staticData.__dataChanged === true) store(spec.staticData, workflow.staticData);
+	// live-webhooks.ts saves the static data (when changed) before the answer goes out; the
+	// editor's test webhooks (test-webhooks.ts) save none.
+	const saves = spec.mode !== 'manual';
+	if (saves && workflow.staticData.__dataChanged === true)
+		store(spec.staticData, workflow.staticData);
 	answer(result, description, res);
 }
 
@@ -316,13 +322,17 @@ async function execute(spec: Receiver, items: INodeExecutionData[]): Promise<voi
 	const runData = createRunExecutionData({
 		executionData: { nodeExecutionStack: [{ node, data: { main: [items] }, source: null }] },
 	});
-	const additionalData = buildAdditionalData(workflow, spec, 'webhook');
-	const run = await new WorkflowExecute(additionalData, 'webhook', runData).processRunExecutionData(
+	const mode = spec.mode ?? 'webhook';
+	const additionalData = buildAdditionalData(workflow, spec, mode);
+	const run = await new WorkflowExecute(additionalData, mode, runData).processRunExecutionData(
 		workflow,
 	);
 	const task = run.data.resultData.runData[node.name]?.[0];
 	if (task?.error) throw new Error(`harness: the execution failed: ${task.error.message}`);
-	if (workflow.staticData.__dataChanged === true) store(spec.staticData, workflow.staticData);
+	// n8n saves no static data for a manual execution (execution-lifecycle-hooks.ts).
+	const saves = mode !== 'manual';
+	if (saves && workflow.staticData.__dataChanged === true)
+		store(spec.staticData, workflow.staticData);
 	spec.executions.push(task?.data?.main?.[0] ?? []);
 }
 

@@ -168,6 +168,18 @@ describe('callbacks with news that arrive together', () => {
 	});
 });
 
+describe("the editor's tests", () => {
+	it('remember nothing that production would take for a repeat', async () => {
+		const staticData = {};
+		const testing = await started({ staticData, mode: 'manual' });
+		expect(answerOf((await post(testing, jsonReport(A))).body)).toMatchObject({ emitted: 1 });
+		await testing.stop();
+		const production = await started({ staticData, process: undefined });
+		await post(production, jsonReport(A));
+		expect(statuses(production)).toEqual([['447700900001 DELIVRD']]);
+	});
+});
+
 describe('the time zone', () => {
 	it("comes from the credential's field alone: a Base URL that does not parse stops nothing", async () => {
 		const server = await started({ timeZone: 'Europe/Paris', baseUrl: 'not a url' });

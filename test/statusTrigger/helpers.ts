@@ -61,6 +61,8 @@ export interface TriggerOptions {
 	process?: AnyNodeType;
 	/** Queue mode: the process that runs the executions. */
 	worker?: AnyNodeType;
+	/** 'manual': the editor's test webhook. */
+	mode?: 'webhook' | 'manual';
 }
 
 /**
@@ -91,6 +93,7 @@ export function triggerSpec(options: TriggerOptions = {}): WebhookSpec {
 		answer: options.answer,
 		startMs: options.startMs,
 		worker: options.worker,
+		mode: options.mode,
 		credentials: {
 			...(options.credentials ?? (legacy ? {} : CALLBACK_SECRET)),
 			...(timeZone === undefined
