@@ -19,6 +19,7 @@ const MODULES: Record<string, () => Promise<{ figures: () => Promise<Figure[]> }
 	memory: () => import('./memory'),
 	send: () => import('./send'),
 	trigger: () => import('./trigger'),
+	callbacks: () => import('./callbacks'),
 };
 
 async function main(): Promise<void> {

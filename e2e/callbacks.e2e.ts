@@ -6,8 +6,9 @@
  * Then examples/status-callbacks.json (version 1.1, the secret in a credential) wired as
  * `npm run editor` wires it (scripts/n8n/callbacks.ts): a Send run by n8n starts callback
  * executions, and every answer is JSON that says what became of the reports. A credential
- * with a blank secret is refused at activation. Callbacks are spaced so that executions do
- * not overlap: see docs/decisions.md for what holds when they do.
+ * with a blank secret is refused at activation. Copies of a callback posted at the same moment
+ * start the workflow with their report once, and different callbacks posted at once share
+ * executions.
  */
 import { sendDirect } from '../sandbox/client';
 import type { JsonObject } from '../scripts/n8n/runtime';
@@ -27,13 +28,15 @@ import {
 	workflowId,
 } from '../scripts/n8n/workflows';
 import { startHarness, type Harness } from './harness';
-import { waitUntil } from './wait';
+import { sleep, waitUntil } from './wait';
 
 const WORKFLOW_ID = 'e2eStatusCallback';
 const TRIGGER = 'Bulk SMS Status Trigger';
 const WEBHOOK_ID = '3f0c2a71-6b8e-4d95-a1c4-8e7d2b5f9a60';
 const SECRET = 'e2e-9c4b1f7a2d6e3b8c5a0f1e2d3c4b5a69';
 const NUMBERS = ['447700900001', '447700900005', '447700900006', '447700900007'];
+/** Copies of one callback posted at the same moment, as a provider retrying on a timeout may. */
+const COPIES = 20;
 
 function statusWorkflow(): JsonObject {
 	return {
@@ -98,9 +101,8 @@ let example: StatusCallbacks;
 beforeAll(async () => {
 	harness = await startHarness({
 		timeScale: 0,
-		// One callback at a time, and a repeat well after its first copy, as a provider that
-		// resends on a timeout does: the trigger's memory is saved when an execution ends, so
-		// executions that overlap (last writer wins) could let a repeat through (docs/decisions.md).
+		// One callback at a time, and a repeat a second after its first copy was acknowledged, as a
+		// provider that missed the answer resends (copies at the same moment: the test below).
 		callbacks: {
 			retryBaseMs: 200,
 			maxAttempts: 8,
@@ -217,8 +219,6 @@ test('every answer of the credential-based trigger is JSON that says what became
 		const res = await post(target);
 		expect(res.headers.get('content-type')).toMatch(/^application\/json/);
 		answers.push([res.status, await res.json()]);
-		// The memory is saved when the execution ends: the repeat comes after it, as a
-		// provider's retry does (docs/decisions.md on overlapping executions).
 		await server.waitForExecutions(exampleId, settled(before + 1), 60_000);
 	}
 	expect(answers).toEqual([
@@ -226,6 +226,52 @@ test('every answer of the credential-based trigger is JSON that says what became
 		[200, { received: 1, repeated: 1, late: 0, emitted: 0 }],
 		[401, UNAUTHENTICATED],
 	]);
+});
+
+test('copies posted at the same moment start the workflow with their report once; different callbacks at once share executions', async () => {
+	const url = callbackUrl(server, example);
+	const exampleId = workflowId(example.workflow);
+	const before = new Set((await server.executionSummaries(exampleId)).map((e) => e.id));
+	const report = (n: number) =>
+		`{"reports":[{"batch_id":9007199254740999,"network_id":23410,"status":"DELIVRD","msisdn":"447700900170","gateway_session_id":${18014398509490001n + BigInt(n)},"delivery_date":"2026-01-15 10:00:05.0"}]}`;
+	const postAll = (bodies: string[]) =>
+		Promise.all(
+			bodies.map(async (body) => {
+				const res = await fetch(url, {
+					method: 'POST',
+					headers: { 'Content-Type': 'application/json' },
+					body,
+				});
+				return [res.status, (await res.json()) as JsonObject] as const;
+			}),
+		);
+	const ROUNDS = 5;
+	for (let round = 0; round < ROUNDS; round++) {
+		const answers = await postAll(Array<string>(COPIES).fill(report(round)));
+		const emitted = answers.filter(([, body]) => body.emitted === 1);
+		expect(emitted).toEqual([[200, { received: 1, repeated: 0, late: 0, emitted: 1 }]]);
+		expect(answers.filter(([, body]) => body.emitted !== 1)).toEqual(
+			Array(COPIES - 1).fill([200, { received: 1, repeated: 1, late: 0, emitted: 0 }]),
+		);
+	}
+	const different = Array.from({ length: COPIES }, (_, i) => report(ROUNDS + i));
+	const answers = await postAll(different);
+	expect(answers).toEqual(
+		different.map(() => [200, { received: 1, repeated: 0, late: 0, emitted: 1 }]),
+	);
+	await sleep(2000); // room for an execution that should not come
+	const executions = (
+		await server.waitForExecutions(exampleId, (all) => all.every((e) => Boolean(e.stoppedAt)))
+	).filter((execution) => !before.has(execution.id));
+	const sessions = executions.flatMap((e) =>
+		nodeRuns(e, 'Bulk SMS Status Trigger')[0].map((item) => String(item.gateway_session_id)),
+	);
+	const expected = Array.from({ length: ROUNDS + COPIES }, (_, n) =>
+		String(18014398509490001n + BigInt(n)),
+	);
+	expect(sessions.sort()).toEqual(expected.sort());
+	// The different callbacks rode together: fewer executions than callbacks.
+	expect(executions.length).toBeLessThan(ROUNDS + COPIES);
 });
 
 /**

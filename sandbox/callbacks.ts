@@ -11,8 +11,13 @@ import { CONTENT_TYPES, renderStatus, type Fields, type Format } from './render'
 import { seededRandom } from './random';
 import type { Batch } from './store';
 
-export type CallbackFaultKind = 'duplicate' | 'reorder' | 'delay';
-const CALLBACK_FAULT_KINDS: readonly CallbackFaultKind[] = ['duplicate', 'reorder', 'delay'];
+export type CallbackFaultKind = 'duplicate' | 'reorder' | 'delay' | 'burst';
+const CALLBACK_FAULT_KINDS: readonly CallbackFaultKind[] = [
+	'duplicate',
+	'reorder',
+	'delay',
+	'burst',
+];
 
 export interface CallbackOptions {
 	/** At most this many reports per callback; changes seen together are grouped up to it. */
@@ -23,16 +28,24 @@ export interface CallbackOptions {
 	retryBaseMs: number;
 	/** Real ms a receiver has to answer before the try counts as failed. */
 	timeoutMs: number;
-	/** Shares (0 to 1) of callbacks sent twice, sent after the next one, or delayed. */
+	/**
+	 * Shares (0 to 1) of callbacks sent twice, sent after the next one, delayed, or whose first try
+	 * goes out as `burstCopies` copies at once (a sender that times out and resends while the
+	 * first copy is still being handled).
+	 */
 	duplicateRate: number;
 	reorderRate: number;
 	delayRate: number;
+	burstRate: number;
+	burstCopies: number;
 	/** Real ms a delayed callback waits before its first try. */
 	delayMs: number;
 	/** Real ms between the acknowledgement of a duplicated callback and its second copy. */
 	duplicateAfterMs: number;
 	/** Real ms between one callback's end and the next one to the same URL (0: at once). */
 	spacingMs: number;
+	/** Callbacks to one URL under way at once (1: one at a time, in order). */
+	inFlight: number;
 	seed: number;
 }
 
@@ -44,9 +57,12 @@ const DEFAULT_CALLBACKS: CallbackOptions = {
 	duplicateRate: 0,
 	reorderRate: 0,
 	delayRate: 0,
+	burstRate: 0,
+	burstCopies: 5,
 	delayMs: 1000,
 	duplicateAfterMs: 0,
 	spacingMs: 0,
+	inFlight: 1,
 	seed: 1,
 };
 
@@ -109,13 +125,17 @@ function checkCallbackOptions(options: CallbackOptions): void {
 	const known = new Set(Object.keys(DEFAULT_CALLBACKS));
 	const unknown = Object.keys(options).filter((k) => !known.has(k));
 	if (unknown.length) throw new Error(`unknown callback setting(s): ${unknown.join(', ')}`);
-	for (const key of ['duplicateRate', 'reorderRate', 'delayRate'] as const) {
+	for (const key of ['duplicateRate', 'reorderRate', 'delayRate', 'burstRate'] as const) {
 		if (!(options[key] >= 0 && options[key] <= 1)) throw new Error(`${key} must be from 0 to 1`);
 	}
 	if (!(Number.isInteger(options.batchSize) && options.batchSize >= 1))
 		throw new Error('batchSize must be a whole number, 1 or more');
 	if (!(Number.isInteger(options.maxAttempts) && options.maxAttempts >= 1))
 		throw new Error('maxAttempts must be a whole number, 1 or more');
+	if (!(Number.isInteger(options.inFlight) && options.inFlight >= 1))
+		throw new Error('inFlight must be a whole number, 1 or more');
+	if (!(Number.isInteger(options.burstCopies) && options.burstCopies >= 2))
+		throw new Error('burstCopies must be a whole number, 2 or more');
 	for (const key of [
 		'retryBaseMs',
 		'timeoutMs',
@@ -170,9 +190,10 @@ export class Callbacks {
 	private readonly notified = new Map<string, ReportStatus>();
 	/** Batches with a callback target and a message whose last change was not called back yet. */
 	private readonly watched = new Set<string>();
-	/** One queue per URL, delivered in order, one request at a time. */
+	/** One queue per URL, delivered in order, `inFlight` callbacks at a time. */
 	private readonly queues = new Map<string, Delivery[]>();
-	private readonly busy = new Set<string>();
+	/** Callbacks under way per URL. */
+	private readonly busy = new Map<string, number>();
 	private readonly views: CallbackView[] = [];
 	private readonly totals: CallbackTotals = {
 		callbacks: 0,
@@ -313,6 +334,7 @@ export class Callbacks {
 		if (this.random() < this.options.duplicateRate) drawn.push('duplicate');
 		if (this.random() < this.options.reorderRate) drawn.push('reorder');
 		if (this.random() < this.options.delayRate) drawn.push('delay');
+		if (this.random() < this.options.burstRate) drawn.push('burst');
 		return drawn;
 	}
 
@@ -323,20 +345,24 @@ export class Callbacks {
 		if (this.views.length > VIEW_SIZE) this.views.shift();
 	}
 
-	/** Delivers the head of a URL's queue, unless a request to that URL is in flight. */
+	/** Delivers the head of a URL's queue, as long as fewer than `inFlight` are under way there. */
 	private pump(url: string): void {
-		if (this.stopped || this.busy.has(url)) return;
+		if (this.stopped) return;
 		const queue = this.queues.get(url);
 		if (!queue?.length) return this.maybeIdle();
-		const next = this.pick(queue);
-		if (!next) return;
-		this.busy.add(url);
-		void this.deliver(next)
-			.then(() => (this.options.spacingMs > 0 ? this.wait(this.options.spacingMs) : undefined))
-			.finally(() => {
-				this.busy.delete(url);
-				this.pump(url);
-			});
+		while (queue.length > 0 && (this.busy.get(url) ?? 0) < this.options.inFlight) {
+			const next = this.pick(queue);
+			if (!next) return;
+			this.busy.set(url, (this.busy.get(url) ?? 0) + 1);
+			void this.deliver(next)
+				.then(() => (this.options.spacingMs > 0 ? this.wait(this.options.spacingMs) : undefined))
+				.finally(() => {
+					const left = (this.busy.get(url) ?? 1) - 1;
+					if (left > 0) this.busy.set(url, left);
+					else this.busy.delete(url);
+					this.pump(url);
+				});
+		}
 	}
 
 	/**
@@ -365,7 +391,8 @@ export class Callbacks {
 				this.totals.retried += 1;
 				await this.wait(Math.min(MAX_RETRY_MS, this.options.retryBaseMs * 2 ** (attempt - 2)));
 			}
-			if (await this.attempt(delivery)) {
+			const burst = attempt === 1 && view.faults.includes('burst');
+			if (await (burst ? this.burst(delivery) : this.attempt(delivery))) {
 				view.state = 'acknowledged';
 				this.totals.acknowledged += 1;
 				this.totals.pending -= 1;
@@ -384,6 +411,14 @@ export class Callbacks {
 		this.totals.duplicated += 1;
 		if (this.options.duplicateAfterMs > 0) await this.wait(this.options.duplicateAfterMs);
 		await this.attempt(delivery, true);
+	}
+
+	/** The first try as several copies at once; true when any was answered 2xx. */
+	private async burst(delivery: Delivery): Promise<boolean> {
+		const copies = this.options.burstCopies;
+		this.totals.duplicated += copies - 1;
+		const tries = Array.from({ length: copies }, (_, i) => this.attempt(delivery, i > 0));
+		return (await Promise.all(tries)).some(Boolean);
 	}
 
 	/** One POST; true when the receiver answered 2xx. */

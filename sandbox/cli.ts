@@ -56,6 +56,10 @@ export const USAGE = `Usage: npm run sandbox -- [flags]
   --callback-duplicate-after DURATION   SANDBOX_CALLBACK_DUPLICATE_AFTER   gap before a
                                                   duplicate's second copy (0)
   --callback-spacing DURATION  SANDBOX_CALLBACK_SPACING   pause between callbacks to one URL (0)
+  --callback-in-flight N    SANDBOX_CALLBACK_IN_FLIGHT   callbacks to one URL under way at once (1)
+  --callback-burst-rate R      SANDBOX_CALLBACK_BURST_RATE       share whose first try goes out
+                                                  as several copies at once
+  --callback-burst-copies N    SANDBOX_CALLBACK_BURST_COPIES     how many copies (5)
   --no-admin                SANDBOX_ADMIN=false   do not serve /_sandbox/*
   --quiet                   SANDBOX_QUIET=true    do not print one line per request
   --help
@@ -152,6 +156,9 @@ const FLAGS = {
 	'callback-delay': { type: 'string' },
 	'callback-duplicate-after': { type: 'string' },
 	'callback-spacing': { type: 'string' },
+	'callback-in-flight': { type: 'string' },
+	'callback-burst-rate': { type: 'string' },
+	'callback-burst-copies': { type: 'string' },
 	'no-admin': { type: 'boolean' },
 	quiet: { type: 'boolean' },
 	help: { type: 'boolean' },
@@ -277,6 +284,11 @@ function callbackOptionsFrom(
 	const after = 'SANDBOX_CALLBACK_DUPLICATE_AFTER';
 	set('callback-duplicate-after', after, 'duplicateAfterMs', parseDuration);
 	set('callback-spacing', 'SANDBOX_CALLBACK_SPACING', 'spacingMs', parseDuration);
+	set('callback-in-flight', 'SANDBOX_CALLBACK_IN_FLIGHT', 'inFlight', whole('callback-in-flight'));
+	const burst = 'callback-burst-rate';
+	set(burst, 'SANDBOX_CALLBACK_BURST_RATE', 'burstRate', share(burst));
+	const copies = 'callback-burst-copies';
+	set(copies, 'SANDBOX_CALLBACK_BURST_COPIES', 'burstCopies', whole(copies));
 	set('fault-seed', 'SANDBOX_FAULT_SEED', 'seed', (t) => parseNumber(t, 'fault-seed'));
 	return options;
 }

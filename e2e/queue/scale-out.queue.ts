@@ -10,7 +10,9 @@
  *   poller (static data saved only when a poll emits), then with the durable poll scheduler and
  *   durable cursors on;
  * - the callback trigger (Bulk SMS Status Trigger): callbacks are received by main and executed on
- *   workers; a callback the service delivers again seconds later is emitted once.
+ *   workers; a callback the service delivers again seconds later is emitted once; then an `n8n
+ *   webhook` process receives beside main, and rounds of 20 copies of one callback posted at
+ *   the same moment, split between the two, emit each report once.
  *
  * The trigger's sandbox has a frozen clock: the test forces each status change, so what each poll
  * sees is decided here, not by timing.
@@ -68,6 +70,12 @@ const CALLBACK_TRIGGER = 'Bulk SMS Status Trigger';
 const CALLBACK_WEBHOOK_ID = '5b7d0c1e-2f3a-4b5c-8d6e-7f8091a2b3c4';
 const CALLBACK_SECRET = 'queue-7e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b';
 const CALLBACK_NUMBERS = ['447700900150', '447700900156'];
+/**
+ * Rounds of copies split between main and a webhook process (BULKSMS_QUEUE_SPLIT_ROUNDS, at most
+ * 50: each round starts up to two executions, and the listing reads the latest 100).
+ */
+const SPLIT_ROUNDS = Number(process.env.BULKSMS_QUEUE_SPLIT_ROUNDS) || 20;
+const COPIES = 20;
 
 interface Watched {
 	workflowId: string;
@@ -316,6 +324,64 @@ describe('the callback trigger', () => {
 			expect(execution).toMatchObject({ mode: 'webhook', status: 'success' });
 			expect(stack.workerThatStarted(String(execution.id))).toBeDefined();
 		}
+	});
+});
+
+describe('copies of a callback split between two receivers', () => {
+	test(`main and an n8n webhook process, ${SPLIT_ROUNDS} rounds of ${COPIES} copies posted at once: each report emitted once`, async () => {
+		const workflow = await stack.main.request<JsonObject>(
+			'GET',
+			`/api/v1/workflows/${CALLBACK_ID}`,
+			{
+				auth: 'apiKey',
+			},
+		);
+		if (!workflow.active) await stack.main.activateWorkflow(CALLBACK_ID); // when run alone (-t)
+		const webhook = await stack.addWebhookProcess();
+		const receivers = [stack.main.baseUrl, webhook.baseUrl];
+		const path = `/webhook/${CALLBACK_WEBHOOK_ID}/status?token=${CALLBACK_SECRET}`;
+		const before = new Set((await stack.main.executionSummaries(CALLBACK_ID)).map((e) => e.id));
+		const sessions: string[] = [];
+		for (let round = 0; round < SPLIT_ROUNDS; round++) {
+			const session = String(18014398509500001n + BigInt(round));
+			sessions.push(session);
+			const body = `{"reports":[{"batch_id":9007199254740993,"network_id":23410,"status":"DELIVRD","msisdn":"447700900160","gateway_session_id":${session},"delivery_date":"2026-01-15 10:00:05.0"}]}`;
+			const answers = await Promise.all(
+				Array.from({ length: COPIES }, (_, i) =>
+					fetch(`${receivers[i % 2]}${path}`, {
+						method: 'POST',
+						headers: { 'Content-Type': 'application/json' },
+						body,
+					}),
+				),
+			);
+			expect(answers.map((answer) => answer.status)).toEqual(Array(COPIES).fill(200));
+		}
+		await sleep(3000); // room for executions still being queued
+		const all = await stack.main.waitForExecutions(
+			CALLBACK_ID,
+			(summaries) => summaries.every((e) => Boolean(e.stoppedAt)),
+			60_000,
+		);
+		const executions = all.filter((execution) => !before.has(execution.id));
+		const times = new Map(sessions.map((session) => [session, 0]));
+		for (const execution of executions) {
+			for (const item of nodeRuns(execution, CALLBACK_TRIGGER)[0]) {
+				const session = String(item.gateway_session_id);
+				times.set(session, (times.get(session) ?? 0) + 1);
+			}
+		}
+		const counts = [...times.values()];
+		report.splitCopies = {
+			rounds: SPLIT_ROUNDS,
+			copies: COPIES,
+			executions: executions.length,
+			emittedTwice: counts.filter((n) => n > 1).length,
+			twiceInRounds: counts.flatMap((n, round) => (n > 1 ? [round] : [])),
+			missed: counts.filter((n) => n === 0).length,
+			on: executions.map((execution) => stack.workerThatStarted(String(execution.id))?.name),
+		};
+		expect(counts).toEqual(Array(SPLIT_ROUNDS).fill(1));
 	});
 });
 

@@ -11,7 +11,10 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { callbackBasicAuthTest, callbackSecretTest, checkCallbackSetup } from './authentication';
 import { statusTriggerProperties } from './description';
-import { receiveCallback, rememberEmitted } from './webhook';
+import { emitHandedOver } from './execute';
+import { KnownReports } from './knownReports';
+import { RecentCredentials } from './recentCredentials';
+import { receiveCallback } from './webhook';
 
 export class BulkSmsStatusTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -88,12 +91,28 @@ export class BulkSmsStatusTrigger implements INodeType {
 		},
 	};
 
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveCallback.call(this);
-	}
+	/**
+	 * What this process knows of the callbacks it received and emitted (knownReports.ts), and the
+	 * callback credential it read lately (recentCredentials.ts): n8n makes one instance of a node
+	 * type per process, and both steps below close over them.
+	 */
+	private readonly known = new KnownReports();
+	private readonly credentials = new RecentCredentials();
 
-	/** Runs first in the execution a callback started: it remembers what was emitted. */
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await rememberEmitted.call(this);
-	}
+	webhook = receiverOf(this.known, this.credentials);
+
+	/** Runs first in the execution a callback started: see execute.ts. */
+	execute = executorOf(this.known);
+}
+
+function receiverOf(known: KnownReports, credentials: RecentCredentials) {
+	return async function (this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await receiveCallback.call(this, known, credentials);
+	};
+}
+
+function executorOf(known: KnownReports) {
+	return async function (this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await emitHandedOver.call(this, known);
+	};
 }

@@ -15,6 +15,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { kind } from '../shared/domain/fieldReaders';
+import type { RecentCredentials } from './recentCredentials';
 
 const SECRET_CREDENTIAL = 'bulkSmsCallbackApi';
 const BASIC_AUTH_CREDENTIAL = 'bulkSmsCallbackBasicAuthApi';
@@ -43,11 +44,14 @@ type Setup = Expected | { problem: string };
 
 type Context = IHookFunctions | IWebhookFunctions;
 
+/** Reads a credential of the node: at once (activation), or as read lately (each callback). */
+type CredentialReader = (type: string) => Promise<Record<string, unknown>>;
+
 // ---------------------------------------------------------------- the setup
 
 /** Run at activation and for "Test this trigger": a setup that cannot work is refused at once. */
 export async function checkCallbackSetup(this: IHookFunctions): Promise<void> {
-	const setup = await settledSetup.call(this);
+	const setup = await settledSetup.call(this, async (type) => await this.getCredentials(type));
 	if ('problem' in setup) {
 		throw new NodeOperationError(this.getNode(), `Bulk SMS Status Trigger: ${setup.problem}`);
 	}
@@ -57,13 +61,13 @@ export async function checkCallbackSetup(this: IHookFunctions): Promise<void> {
  * readSetup, never throwing: an expression that fails is a setup problem like any other. Its
  * message is left out, since the expression may hold the secret itself.
  */
-async function settledSetup(this: Context): Promise<Setup> {
-	return await readSetup.call(this).catch(() => ({
+async function settledSetup(this: Context, read: CredentialReader): Promise<Setup> {
+	return await readSetup.call(this, read).catch(() => ({
 		problem: 'the authentication settings cannot be read: an expression in them fails',
 	}));
 }
 
-async function readSetup(this: Context): Promise<Setup> {
+async function readSetup(this: Context, read: CredentialReader): Promise<Setup> {
 	const method = this.getNodeParameter('authentication', 'token') as Authentication;
 	switch (method) {
 		case 'none':
@@ -76,12 +80,12 @@ async function readSetup(this: Context): Promise<Setup> {
 				this.getNodeParameter('password', ''),
 			);
 		case 'secretCredential': {
-			const read = await credentialData.call(this, SECRET_CREDENTIAL);
-			return 'problem' in read ? read : tokenSetup(read.data.secret, "the credential's Secret");
+			const found = await credentialData(read, SECRET_CREDENTIAL);
+			return 'problem' in found ? found : tokenSetup(found.data.secret, "the credential's Secret");
 		}
 		case 'basicAuthCredential': {
-			const read = await credentialData.call(this, BASIC_AUTH_CREDENTIAL);
-			return 'problem' in read ? read : basicSetup(read.data.user, read.data.password);
+			const found = await credentialData(read, BASIC_AUTH_CREDENTIAL);
+			return 'problem' in found ? found : basicSetup(found.data.user, found.data.password);
 		}
 		default:
 			return { problem: `Authentication "${String(method)}" is not known to this version` };
@@ -90,14 +94,14 @@ async function readSetup(this: Context): Promise<Setup> {
 
 /** The credential's fields; n8n throws when none is chosen, which is a setup problem here. */
 async function credentialData(
-	this: Context,
+	read: CredentialReader,
 	type: string,
 ): Promise<{ data: Record<string, unknown> } | { problem: string }> {
-	const read = await this.getCredentials(type).then(
-		(data) => ({ data: data as Record<string, unknown> }),
+	const found = await read(type).then(
+		(data) => ({ data }),
 		() => undefined,
 	);
-	return read ?? { problem: 'no credential with the secret is chosen: choose or create one' };
+	return found ?? { problem: 'no credential with the secret is chosen: choose or create one' };
 }
 
 function tokenSetup(secret: unknown, name: string): Setup {
@@ -142,10 +146,29 @@ export function userProblem(user: unknown): string | undefined {
 
 /**
  * Undefined when the caller proved itself; else what n8n's log should say. The caller is told
- * none of it (see receiveCallback): not the method, nor whether a secret is set.
+ * none of it (see receiveCallback): not the method, nor whether a secret is. The credential is
+ * the one read lately (recentCredentials.ts), read again when what the caller shows does not
+ * match it.
  */
-export async function callerProblem(this: IWebhookFunctions): Promise<string | undefined> {
-	const setup = await settledSetup.call(this);
+export async function callerProblem(
+	this: IWebhookFunctions,
+	recent: RecentCredentials,
+): Promise<string | undefined> {
+	let readEarlier = false;
+	const problem = await problemOf.call(this, async (type) => {
+		const read = await recent.read(this, type);
+		readEarlier ||= read.recent;
+		return read.data;
+	});
+	if (problem === undefined || !readEarlier) return problem;
+	return await problemOf.call(this, async (type) => (await recent.read(this, type, true)).data);
+}
+
+async function problemOf(
+	this: IWebhookFunctions,
+	read: CredentialReader,
+): Promise<string | undefined> {
+	const setup = await settledSetup.call(this, read);
 	if ('problem' in setup) return `the trigger's setup is wrong: ${setup.problem}`;
 	if (setup.method === 'none') return undefined;
 	if (setup.method === 'basic') {

@@ -1,23 +1,18 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { readBatchIdList } from '../shared/domain/campaign';
-import { shapeReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
 import { passes, triggerFilter } from '../shared/domain/reportFilter';
-import { serviceSettings } from '../shared/transport';
 import { callerProblem } from './authentication';
-import { DEFAULT_MEMORY, MAX_MEMORY, remember, sift, type ReportKey } from './memory';
+import { handoverItems } from './handover';
+import type { KnownReports } from './knownReports';
+import { DEFAULT_MEMORY, sift } from './memory';
+import { memoryLimit, MEMORY_KEY, triggerOf } from './parameters';
 import { DEFAULT_MAX_REPORTS, MAX_MAX_REPORTS, readCallback } from './read';
+import type { RecentCredentials } from './recentCredentials';
+import { readStored, storedLookup, storeMemory } from './storedMemory';
 
-/** Key of the trigger's memory in the node's static data. */
-const MEMORY_KEY = 'seen';
 const REALM = 'Basic realm="Bulk SMS callbacks"';
 
 /**
@@ -29,11 +24,16 @@ const UNAUTHENTICATED = {
 };
 
 /**
- * One callback: check the caller, read the reports, forget the repeats, filter, emit. Answers
- * 200 at once (onReceived) with what became of the reports; 401, 400 and 413 start nothing.
+ * One callback: check the caller, read the reports, tell the news from repeats, filter, emit.
+ * Answers 200 at once (onReceived) with what became of the reports; 401, 400 and 413 start
+ * nothing.
  */
-export async function receiveCallback(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const refusal = await callerProblem.call(this);
+export async function receiveCallback(
+	this: IWebhookFunctions,
+	known: KnownReports,
+	credentials: RecentCredentials,
+): Promise<IWebhookResponseData> {
+	const refusal = await callerProblem.call(this, credentials);
 	if (refusal) {
 		this.logger.warn(`Bulk SMS Status Trigger refused a callback: ${refusal}`);
 		return answer.call(this, 401, UNAUTHENTICATED, { 'WWW-Authenticate': REALM });
@@ -53,62 +53,78 @@ export async function receiveCallback(this: IWebhookFunctions): Promise<IWebhook
 		);
 		return answer.call(this, 400, { error: `Not a delivery report: ${reading.problem}` });
 	}
-	const staticData = this.getWorkflowStaticData('node');
-	const limit = memoryLimit(this.getNodeParameter('options.memory', DEFAULT_MEMORY));
-	const sifted = sift(staticData[MEMORY_KEY], reading.reports, limit);
-	const wanted = sifted.fresh.filter(reportFilter.call(this));
-	const received = {
-		received: reading.reports.length,
-		repeated: sifted.repeated,
-		late: sifted.late,
-	};
-	if (wanted.length === 0) {
-		// No execution starts, so n8n saves this call's static data: keep what was new (only then,
-		// so that a mere repeat never writes over what a running execution is about to store).
-		if (sifted.added > 0) staticData[MEMORY_KEY] = sifted.memory;
-		return answer.call(this, 200, { ...received, emitted: 0 });
-	}
-	const timeZone = await callbackTimeZone.call(this);
-	const items: INodeExecutionData[] = wanted.map((raw) => ({
-		json: shapeReport(raw, timeZone) as unknown as IDataObject,
-	}));
-	// The emitted reports are remembered by the execution they start (execute() below): n8n
-	// drops static data that webhook() writes when the call starts an execution.
-	// n8n answers webhookResponse once the execution has started (the description's
-	// responseData is '' for that: see BulkSmsStatusTrigger.node.ts).
-	return { workflowData: [items], webhookResponse: { ...received, emitted: items.length } };
+	return await handOver.call(this, known, reading.reports);
 }
 
 /**
- * The trigger's step in the execution its callback started: remember the reports it emitted,
- * in the static data that n8n saves when the execution ends, and pass them on.
+ * The reports' fate, decided with no await from the look-up to the hold, so that copies of a
+ * callback arriving together in this process are told apart (knownReports.ts). A callback with
+ * nothing to emit is answered here; one with news goes in an execution, which remembers what it
+ * carries (execute.ts): its own, or one that another callback starts (gathering.ts).
  */
-export async function rememberEmitted(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	const reports = items.map((item) => item.json).filter(isReportKey);
+async function handOver(
+	this: IWebhookFunctions,
+	known: KnownReports,
+	reports: RawReport[],
+): Promise<IWebhookResponseData> {
+	const limit = memoryLimit(this.getNodeParameter('options.memory', DEFAULT_MEMORY));
+	const memory = known.of(triggerOf(this), limit);
 	const staticData = this.getWorkflowStaticData('node');
-	const limit = memoryLimit(this.getNodeParameter('options.memory', 0, DEFAULT_MEMORY));
-	staticData[MEMORY_KEY] = remember(staticData[MEMORY_KEY], reports, limit);
-	return [items.map((item, index) => ({ json: item.json, pairedItem: { item: index } }))];
+	const stored = readStored(staticData[MEMORY_KEY]);
+	const storedHas = storedLookup(stored, 2 * reports.length);
+	const sifted = sift(reports, (key) => memory.knows(key) || storedHas(key));
+	const wanted = sifted.fresh.filter(reportFilter.call(this));
+	const counts = { received: reports.length, repeated: sifted.repeated, late: sifted.late };
+	if (wanted.length === 0) {
+		// No execution starts, so n8n saves this call's static data: only when it learned
+		// something, so that a mere repeat never writes over what an execution is about to save.
+		if (sifted.keys.length > 0) {
+			memory.learn(sifted.keys);
+			storeMemory(staticData, MEMORY_KEY, stored, memory, limit);
+		}
+		return answer.call(this, 200, { ...counts, emitted: 0 });
+	}
+	memory.hold(sifted.keys);
+	const items = handoverItems(wanted, sifted.keys, known.process);
+	const turn = await memory.gathering.join({ items });
+	if ('riddenWith' in turn) {
+		const { started } = turn.riddenWith;
+		memory.release(sifted.keys, started);
+		if (started) return answer.call(this, 200, { ...counts, emitted: wanted.length });
+		return answer.call(this, 503, { error: 'The workflow could not be started: send it again' });
+	}
+	whenAnswered(this.getResponseObject(), (started) => {
+		memory.release(sifted.keys, started);
+		turn.handedOver(started);
+	});
+	// n8n answers webhookResponse once the execution has started (the description's
+	// responseData is '' for that: see BulkSmsStatusTrigger.node.ts).
+	return {
+		workflowData: [turn.carries.flatMap((parcel) => parcel.items)],
+		webhookResponse: { ...counts, emitted: wanted.length },
+	};
 }
+
+/**
+ * Tells whether n8n answered this call 2xx, which it does once the execution it started has
+ * started (or been queued); any other end (an error answer, the caller gone) is false.
+ */
+function whenAnswered(response: Response, done: (started: boolean) => void): void {
+	let settled = false;
+	const settle = (started: boolean) => {
+		if (settled) return;
+		settled = true;
+		done(started);
+	};
+	response.once('finish', () => settle(response.statusCode >= 200 && response.statusCode < 300));
+	response.once('close', () => settle(false));
+}
+
+type Response = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 /** The Max Reports per Callback option, bounded as the option is. */
 function maxReports(limit: unknown): number {
 	return Math.min(MAX_MAX_REPORTS, Math.max(1, Math.floor(limit as number) || DEFAULT_MAX_REPORTS));
-}
-
-function isReportKey(json: IDataObject): json is IDataObject & ReportKey {
-	return ['batch_id', 'gateway_session_id', 'msisdn', 'status'].every(
-		(field) => typeof json[field] === 'string',
-	);
-}
-
-/**
- * The Remember option, bounded. Read by each context in its own way: a webhook's
- * getNodeParameter takes no item index (given one, it took the 0 as the fallback).
- */
-function memoryLimit(limit: unknown): number {
-	return Math.min(MAX_MEMORY, Math.max(1, Math.floor(limit as number) || DEFAULT_MEMORY));
 }
 
 // ---------------------------------------------------------------- request and answer
@@ -179,11 +195,4 @@ function batchFilter(this: IWebhookFunctions): Set<string> | undefined {
 		});
 	}
 	return read.batchIds.length > 0 ? new Set(read.batchIds) : undefined;
-}
-
-/** The credential is optional here: it only gives the zone of delivery dates (UTC without it). */
-async function callbackTimeZone(this: IWebhookFunctions): Promise<string> {
-	if (!this.getNode().credentials?.bulkSmsApi) return 'UTC';
-	const { timeZone } = await serviceSettings.call(this);
-	return timeZone;
 }

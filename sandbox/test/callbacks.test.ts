@@ -230,6 +230,36 @@ describe('faults', () => {
 		expect(sb.callbacks().callbacks[0].faults).toEqual(['delay']);
 	});
 
+	it('burst: the first try goes out as several copies at once; one 2xx acknowledges it', async () => {
+		sb.setCallbacks({ burstCopies: 4, retryBaseMs: 10 });
+		receiver.answer = (n) => (n === 1 ? 200 : 500); // only the first copy to arrive is taken
+		sb.queueCallbackFaults('burst');
+		await sendOk(sb, { destination: '447700900001', message: 'hi' });
+		await sb.callbacksIdle();
+		expect(new Set(receiver.got.map((g) => g.body)).size).toBe(1);
+		expect(receiver.got).toHaveLength(4);
+		const [callback] = sb.callbacks().callbacks;
+		expect([callback.state, callback.attempts.filter((a) => a.duplicate).length]).toEqual([
+			'acknowledged',
+			3,
+		]);
+		expect(sb.callbacks().totals).toMatchObject({ callbacks: 1, sent: 4, duplicated: 3 });
+	});
+
+	it('several callbacks to one URL under way at once, when asked: later ones may overtake', async () => {
+		let open = 0;
+		let most = 0;
+		receiver.answer = () => {
+			most = Math.max(most, ++open);
+			return 'hang';
+		};
+		sb.setCallbacks({ inFlight: 3, timeoutMs: 200, maxAttempts: 1 });
+		await sendOk(sb, { destination: '447700900001,447700900002,447700900003', message: 'x' });
+		await sb.callbacksIdle();
+		expect([most, receiver.got.length]).toEqual([3, 3]);
+		expect(() => sb.setCallbacks({ inFlight: 0 })).toThrow('inFlight must be a whole number');
+	});
+
 	it('shares are drawn with a seed, so a run repeats exactly', async () => {
 		const faultsOf = async () => {
 			sb.setCallbacks({ duplicateRate: 0.5, reorderRate: 0.3, seed: 7, retryBaseMs: 5 });
@@ -256,7 +286,7 @@ describe('faults', () => {
 		});
 		expect([bad.status, JSON.parse(bad.text).error]).toEqual([
 			400,
-			'faults must be a list of duplicate, reorder, delay',
+			'faults must be a list of duplicate, reorder, delay, burst',
 		]);
 	});
 });
@@ -310,12 +340,21 @@ describe('command line', () => {
 			SANDBOX_CALLBACK_FORMAT: 'xml',
 			SANDBOX_CALLBACK_BATCH: '50',
 			SANDBOX_CALLBACK_DUPLICATE_RATE: '0.1',
+			SANDBOX_CALLBACK_IN_FLIGHT: '4',
+			SANDBOX_CALLBACK_BURST_RATE: '0.2',
+			SANDBOX_CALLBACK_BURST_COPIES: '3',
 		}).options;
 		expect(one.accounts.map((a) => [a.callbackUrl, a.callbackFormat])).toEqual([
 			[undefined, undefined],
 			['http://u:p@127.0.0.1:9/y', 'xml'],
 		]);
-		expect(one.callbacks).toMatchObject({ batchSize: 50, duplicateRate: 0.1 });
+		expect(one.callbacks).toMatchObject({
+			batchSize: 50,
+			duplicateRate: 0.1,
+			inFlight: 4,
+			burstRate: 0.2,
+			burstCopies: 3,
+		});
 	});
 
 	it('refuses a callback URL for an unknown account, or of another scheme', () => {

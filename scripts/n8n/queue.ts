@@ -1,7 +1,7 @@
 /**
  * n8n in queue mode on this machine, as a user scales out: Postgres, Redis, one `n8n start` (main:
- * editor, API, triggers and polls) and `n8n worker` processes (executions), all on free loopback
- * ports. Each process has its own user folder with the package installed (a shared folder lets each
+ * editor, API, triggers and polls), `n8n worker` processes (executions) and, when asked, `n8n
+ * webhook` processes (production webhooks, beside main), all on free loopback ports. Each process has its own user folder with the package installed (a shared folder lets each
  * new worker's crash recovery mark other processes' executions crashed) and the same encryption key.
  *
  * Every process is a tracked process group (runtime.ts): `stop()` ends them all, and so does the
@@ -134,8 +134,57 @@ export class QueueWorker {
 	}
 }
 
+/** A `n8n webhook` process: it receives production webhooks, as main does, and queues their executions. */
+export class QueueWebhookProcess {
+	private output = '';
+
+	private constructor(
+		readonly instance: N8nInstance,
+		private readonly child: ChildProcess,
+		readonly baseUrl: string,
+	) {
+		captureOutput(child, (text) => {
+			this.output += text;
+		});
+	}
+
+	static async start(instance: N8nInstance): Promise<QueueWebhookProcess> {
+		const port = await freePort();
+		const child = instance.spawn(
+			['webhook'],
+			instance.env({ N8N_PORT: String(port), N8N_RUNNERS_BROKER_PORT: String(await freePort()) }),
+		);
+		const process = new QueueWebhookProcess(instance, child, `http://127.0.0.1:${port}`);
+		await process.waitReady(90_000);
+		return process;
+	}
+
+	get log(): string {
+		return this.output;
+	}
+
+	private async waitReady(timeoutMs: number): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		while (Date.now() < deadline && this.child.exitCode === null) {
+			try {
+				if ((await fetch(`${this.baseUrl}/healthz/readiness`)).ok) return;
+			} catch {
+				// not listening yet
+			}
+			await sleep(250);
+		}
+		await this.stop(0);
+		throw new Error(`n8n webhook was not ready in ${timeoutMs} ms:\n${this.output}`);
+	}
+
+	async stop(graceMs = 5000): Promise<void> {
+		await killGroup(this.child, graceMs);
+	}
+}
+
 export class QueueStack {
 	readonly workers = new Map<string, QueueWorker>();
+	readonly webhookProcesses: QueueWebhookProcess[] = [];
 	/** mains a restart replaced, kept for their logs */
 	private readonly stoppedMains: N8nServer[] = [];
 	private apiKey = '';
@@ -247,6 +296,23 @@ export class QueueStack {
 		}
 	}
 
+	/** Starts a `n8n webhook` process, with its own user folder and the package installed. */
+	async addWebhookProcess(): Promise<QueueWebhookProcess> {
+		const instance = await N8nInstance.create({
+			encryptionKey: this.encryptionKey,
+			env: queueEnv(this.postgres, this.redis),
+		});
+		try {
+			instance.installPackage(this.options.tarball);
+			const webhook = await QueueWebhookProcess.start(instance);
+			this.webhookProcesses.push(webhook);
+			return webhook;
+		} catch (error) {
+			await instance.stop();
+			throw error;
+		}
+	}
+
 	/** The worker whose log says it started the execution, or undefined. */
 	workerThatStarted(executionId: string): QueueWorker | undefined {
 		return [...this.workers.values()].find((worker) =>
@@ -261,6 +327,7 @@ export class QueueStack {
 			(main, index) => (logs[`main-${index + 1}`] = main.log),
 		);
 		for (const worker of this.workers.values()) logs[worker.name] = worker.log;
+		this.webhookProcesses.forEach((webhook, index) => (logs[`webhook-${index + 1}`] = webhook.log));
 		return logs;
 	}
 
@@ -281,10 +348,12 @@ export class QueueStack {
 		await Promise.all([
 			this.main.stop(1000),
 			...[...this.workers.values()].map((worker) => worker.stop(1000)),
+			...this.webhookProcesses.map((webhook) => webhook.stop(1000)),
 		]);
 		await Promise.all([
 			this.mainInstance.stop(),
 			...[...this.workers.values()].map((worker) => worker.instance.stop()),
+			...this.webhookProcesses.map((webhook) => webhook.instance.stop()),
 		]);
 		await Promise.all([this.postgres.stop(), this.redis.stop()]);
 	}

@@ -14,8 +14,17 @@
  *   what webhook() wrote is NOT saved (unless there was no saved data yet); the execution then
  *   runs on static data loaded afresh, from the trigger node (whose execute(), if it has one,
  *   runs first) through n8n-core's WorkflowExecute, and its changes are saved at its end.
- *   n8n answers onReceived once the execution has started; here the answer waits until it has
- *   ended, so that tests do not race the execution's save (the window is documented);
+ *   n8n answers onReceived once the execution has started (`answer: 'started'`, for tests of
+ *   what overlaps; `idle()` waits for the executions); by default the answer here waits until
+ *   it has ended, so that a test reads what the execution saved right after its post;
+ * - n8n's database as one object per workflow: its static data, and the records of n8n's
+ *   deduplication store (deduplication.ts) under a workflow id of its own, so that receivers
+ *   given the same `staticData` share both, as processes of one n8n share its database;
+ * - the editor's test webhook (`mode: 'manual'`): nothing saved to static data, as n8n saves none;
+ * - queue mode: `worker` runs the executions with another instance of the node type, as another
+ *   process would (a node type instance keeps what one process knows);
+ * - an execution that cannot start (`refuseExecution`): answered 500 without one, as n8n does
+ *   when WorkflowRunner.run throws;
  * - the request as n8n hands it over: rawBody (the bytes, read for every body n8n does not
  *   treat as multipart), `body` parsed by Content-Type (JSON with n8n's lossy parse, forms; XML
  *   left unparsed here since the node reads rawBody), `query`, `params`, `contentType`;
@@ -48,6 +57,8 @@ import type {
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
+import { installDeduplication } from './deduplication';
+import type { AnyNodeType } from './nodeTypes';
 import { buildAdditionalData, buildWorkflow, type EngineOptions } from './workflow';
 
 export interface WebhookSpec extends EngineOptions {
@@ -57,6 +68,14 @@ export interface WebhookSpec extends EngineOptions {
 	staticData?: IDataObject;
 	/** Port to listen on (to come back where a receiver was); default any free one. */
 	port?: number;
+	/** When n8n's onReceived answer goes out: once the execution 'ended' (default) or 'started'. */
+	answer?: 'ended' | 'started';
+	/** With 'started': how long n8n takes to start an execution, in ms (default 10). */
+	startMs?: number;
+	/** Queue mode: the node type instance of the process that runs executions (a worker). */
+	worker?: AnyNodeType;
+	/** 'manual' for the editor's test webhook ("Test this trigger"); 'webhook' (production) by default. */
+	mode?: 'webhook' | 'manual';
 }
 
 export interface WebhookServer {
@@ -65,28 +84,71 @@ export interface WebhookServer {
 	/** The items of every started execution, in the order they were started. */
 	executions(): INodeExecutionData[][];
 	staticData: IDataObject;
+	/** Resolves once every call and execution under way has ended. */
+	idle(): Promise<void>;
+	/**
+	 * Stops as n8n stops on SIGTERM: no new call is taken, those under way are answered and
+	 * their executions end (stop() instead cuts every connection at once).
+	 */
+	drain(): Promise<void>;
+	/** The `nth` execution started from now fails to start, as when n8n's database refuses it. */
+	refuseExecution(nth: number): void;
 	stop(): Promise<void>;
 }
 
+/** One workflow id per database (saved static data), so that n8n's records follow it. */
+const workflowIds = new WeakMap<IDataObject, string>();
+let databases = 0;
+
+function workflowIdOf(staticData: IDataObject): string {
+	let id = workflowIds.get(staticData);
+	if (!id) {
+		id = `harness-workflow-${++databases}`;
+		workflowIds.set(staticData, id);
+	}
+	return id;
+}
+
 export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServer> {
+	installDeduplication();
 	const staticData = spec.staticData ?? {};
 	await runWebhookSetup({ ...spec, staticData }, 'trigger', 'activate');
-	const executions: INodeExecutionData[][] = [];
+	const running = new Set<Promise<unknown>>();
+	const receiver: Receiver = {
+		...spec,
+		staticData,
+		workflowId: workflowIdOf(staticData),
+		executions: [],
+		running,
+		refused: 0,
+	};
 	const server: Server = createServer((req, res) => {
-		handle({ ...spec, staticData }, req, res).then(
-			(items) => items && executions.push(items),
-			(error) => {
-				if (!res.headersSent) res.writeHead(500).end(String(error));
-			},
-		);
+		const handling = handle(receiver, req, res).catch((error) => {
+			if (!res.headersSent) res.writeHead(500).end(String(error));
+		});
+		running.add(handling);
+		void handling.finally(() => running.delete(handling));
 	});
 	await new Promise<void>((resolve) => server.listen(spec.port ?? 0, '127.0.0.1', resolve));
 	const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 	const path = webhookDescriptions(spec)[0].path;
 	return {
 		url: `${baseUrl}/webhook/${spec.node.webhookId}/${path}`,
-		executions: () => [...executions],
+		executions: () => [...receiver.executions],
 		staticData,
+		refuseExecution: (nth) => {
+			receiver.refused = nth;
+		},
+		idle: async () => {
+			while (running.size > 0) await Promise.allSettled([...running]);
+		},
+		drain: async () => {
+			const closed = new Promise((resolve) => server.close(resolve));
+			server.closeIdleConnections();
+			while (running.size > 0) await Promise.allSettled([...running]);
+			server.closeAllConnections();
+			await closed;
+		},
 		stop: () => {
 			server.closeAllConnections();
 			return new Promise((resolve) => server.close(() => resolve()));
@@ -133,11 +195,16 @@ function webhookDescriptions(spec: WebhookSpec): IWebhookDescription[] {
 	return webhooks;
 }
 
-async function handle(
-	spec: WebhookSpec & { staticData: IDataObject },
-	req: IncomingMessage,
-	res: ServerResponse,
-): Promise<INodeExecutionData[] | undefined> {
+/** A listening receiver: its spec, its database, what its executions output and what still runs. */
+interface Receiver extends WebhookSpec {
+	staticData: IDataObject;
+	workflowId: string;
+	executions: INodeExecutionData[][];
+	running: Set<Promise<unknown>>;
+	refused: number;
+}
+
+async function handle(spec: Receiver, req: IncomingMessage, res: ServerResponse): Promise<void> {
 	const url = new URL(req.url ?? '/', 'http://webhook');
 	const method = req.method ?? 'GET';
 	const description = webhookDescriptions(spec).find(
@@ -145,13 +212,13 @@ async function handle(
 	);
 	if (!description) {
 		res.writeHead(404).end(`no webhook for ${method} ${url.pathname}`);
-		return undefined;
+		return;
 	}
 	if (!(await asN8nRequest(req, url))) {
 		// n8n's body parser refuses a body that does not parse as its Content-Type says.
 		res.writeHead(422, { 'Content-Type': 'application/json' });
 		res.end(JSON.stringify({ message: 'Failed to parse request body' }));
-		return undefined;
+		return;
 	}
 	// n8n loads the workflow, static data included, from the database for every call.
 	const loaded = saved(spec.staticData);
@@ -163,7 +230,7 @@ async function handle(
 	});
 	workflow.active = true;
 	const node = workflow.getNode(spec.node.name) as INode;
-	const additionalData = buildAdditionalData(workflow, spec, 'webhook');
+	const additionalData = buildAdditionalData(workflow, spec, spec.mode ?? 'webhook');
 	additionalData.httpRequest = req as never;
 	additionalData.httpResponse = res as never;
 	const webhookData: IWebhookData = {
@@ -178,7 +245,7 @@ async function handle(
 		workflow,
 		node,
 		additionalData,
-		'webhook',
+		spec.mode ?? 'webhook',
 		webhookData,
 		[],
 		null,
@@ -190,18 +257,38 @@ async function handle(
 	} catch {
 		res.writeHead(500, { 'Content-Type': 'application/json' });
 		res.end(JSON.stringify({ message: 'Error in workflow' }));
-		return undefined;
+		return;
 	}
-	let items: INodeExecutionData[] | undefined;
 	if (result.workflowData) {
 		// WorkflowRunner.run: a Workflow on the same object clears its flag, then the execution.
 		buildWorkflow({ ...spec, nodes: [spec.node], connections: {}, staticData: loaded });
-		items = await execute(spec, result.workflowData[0] ?? []);
+		if (spec.answer === 'started') await startingTime(spec.startMs);
+		if (spec.refused > 0 && --spec.refused === 0) {
+			// WorkflowRunner.run threw (the database refused the execution): n8n answers 500.
+			res.writeHead(500, { 'Content-Type': 'application/json' });
+			res.end(JSON.stringify({ code: 0, message: 'Execution could not be started' }));
+			return;
+		}
+		const execution = execute(spec, result.workflowData[0] ?? []);
+		spec.running.add(execution);
+		void execution.finally(() => spec.running.delete(execution)).catch(() => undefined);
+		if (spec.answer !== 'started') await execution;
 	}
-	// live-webhooks.ts saves the static data (when changed) before the answer goes out.
-	if (workflow.staticData.__dataChanged === true) store(spec.staticData, workflow.staticData);
+	// live-webhooks.ts saves the static data (when changed) before the answer goes out; the
+	// editor's test webhooks (test-webhooks.ts) save none.
+	const saves = spec.mode !== 'manual';
+	if (saves && workflow.staticData.__dataChanged === true)
+		store(spec.staticData, workflow.staticData);
 	answer(result, description, res);
-	return items;
+}
+
+/**
+ * What n8n does before it answers onReceived (WorkflowRunner.run: the workflow's static data read
+ * again, an execution row written): milliseconds in which other callbacks are received, so that
+ * executions of copies that arrive together overlap.
+ */
+function startingTime(ms = 10): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The saved static data as n8n hands it to a new Workflow: none while nothing was saved. */
@@ -217,15 +304,16 @@ function store(target: IDataObject, source: IDataObject): void {
 /**
  * The execution a webhook starts, as n8n runs it: static data loaded afresh, the trigger node on
  * the stack with the webhook's items, WorkflowExecute in mode 'webhook'; its static data saved at
- * the end when it changed (the execution lifecycle's workflowExecuteAfter). Returns what the
+ * the end when it changed (the execution lifecycle's workflowExecuteAfter). Keeps what the
  * trigger node output in the execution.
  */
-async function execute(
-	spec: WebhookSpec & { staticData: IDataObject },
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
+async function execute(spec: Receiver, items: INodeExecutionData[]): Promise<void> {
+	const nodeTypes = spec.worker
+		? { ...spec.nodeTypes, [spec.node.type]: spec.worker }
+		: spec.nodeTypes;
 	const workflow = buildWorkflow({
 		...spec,
+		nodeTypes,
 		nodes: [spec.node],
 		connections: {},
 		staticData: saved(spec.staticData),
@@ -234,14 +322,18 @@ async function execute(
 	const runData = createRunExecutionData({
 		executionData: { nodeExecutionStack: [{ node, data: { main: [items] }, source: null }] },
 	});
-	const additionalData = buildAdditionalData(workflow, spec, 'webhook');
-	const run = await new WorkflowExecute(additionalData, 'webhook', runData).processRunExecutionData(
+	const mode = spec.mode ?? 'webhook';
+	const additionalData = buildAdditionalData(workflow, spec, mode);
+	const run = await new WorkflowExecute(additionalData, mode, runData).processRunExecutionData(
 		workflow,
 	);
 	const task = run.data.resultData.runData[node.name]?.[0];
 	if (task?.error) throw new Error(`harness: the execution failed: ${task.error.message}`);
-	if (workflow.staticData.__dataChanged === true) store(spec.staticData, workflow.staticData);
-	return task?.data?.main?.[0] ?? [];
+	// n8n saves no static data for a manual execution (execution-lifecycle-hooks.ts).
+	const saves = mode !== 'manual';
+	if (saves && workflow.staticData.__dataChanged === true)
+		store(spec.staticData, workflow.staticData);
+	spec.executions.push(task?.data?.main?.[0] ?? []);
 }
 
 function answer(

@@ -43,6 +43,8 @@ export interface EngineOptions {
 }
 
 export interface WorkflowSpec extends EngineOptions {
+	/** The workflow's id (n8n's deduplication store keeps its records by it). */
+	workflowId?: string;
 	nodes: INode[];
 	connections: IConnections;
 	staticData?: IDataObject;
@@ -75,7 +77,7 @@ function attachCredentials(
 export function buildWorkflow(spec: WorkflowSpec): Workflow {
 	const nodeTypes = buildNodeTypes(spec.nodeTypes);
 	return new Workflow({
-		id: 'harness-workflow',
+		id: spec.workflowId ?? 'harness-workflow',
 		name: 'Harness workflow',
 		nodes: attachCredentials(spec.nodes, nodeTypes, spec.credentials ?? {}),
 		connections: spec.connections,

@@ -1,6 +1,7 @@
 /**
  * npm run soak: the full fault campaigns, printed as a table, and as the last line exactly
- * `soak: <N> destinations, <a> accepted twice, <l> lost; trigger: <P> polls, <d> duplicates, <m> missed`.
+ * `soak: <N> destinations, <a> accepted twice, <l> lost; trigger: <P> polls, <d> duplicates, <m> missed;
+ * callbacks: <C> reports called back, <d> emitted twice, <m> missed, <l> late emitted`.
  * Exits 1 when any of those counts is not zero, or a destination reported not sent had been taken
  * (misreported: the short run in npm test fails on it too).
  */
@@ -25,6 +26,7 @@ function table(result: SoakResult): string[] {
 		].join('\t'),
 	);
 	const t = result.trigger;
+	const c = result.callbacks;
 	return [
 		[
 			'campaign'.padEnd(34),
@@ -42,6 +44,8 @@ function table(result: SoakResult): string[] {
 		'',
 		`trigger: ${t.batches} batches, ${t.destinations} destinations, ${t.polls} polls (${t.failedPolls} failed), ${t.restarts} restarts, ${t.overlaps} overlapping pairs`,
 		`         ${t.emitted} emitted, ${t.duplicates} duplicates, ${t.missed} missed`,
+		`callbacks: ${c.reports} reports called back in ${c.requests} requests (repeats, bursts and retries included), ${c.executions} executions, ${c.restarts} restarts, ${c.givenUp} given up`,
+		`           ${c.emitted} emitted, ${c.twice} twice, ${c.missed} missed, ${c.lateEmitted} late emitted`,
 		`faults injected by the proxy: ${Object.entries(result.faults)
 			.map(([kind, count]) => `${kind} ${count}`)
 			.join(', ')} (plus the sandbox's own ~12% on sends)`,
@@ -54,9 +58,12 @@ async function main(): Promise<void> {
 	for (const row of table(result)) console.log(row);
 	console.log(`took ${((Date.now() - started) / 1000).toFixed(0)} s`);
 	console.log(summaryLine(result));
-	const { sends, trigger } = result;
+	const { sends, trigger, callbacks } = result;
 	const sendFailed = sends.some((run) => run.acceptedTwice + run.lost + run.misreported > 0);
-	if (sendFailed || trigger.duplicates + trigger.missed > 0) process.exitCode = 1;
+	const callbacksFailed =
+		callbacks.twice + callbacks.missed + callbacks.lateEmitted + callbacks.givenUp > 0;
+	if (sendFailed || trigger.duplicates + trigger.missed > 0 || callbacksFailed)
+		process.exitCode = 1;
 }
 
 void main();

@@ -41,8 +41,23 @@ it('emits every final status exactly once through faults, restarts and overlappi
 	});
 });
 
+it('emits every status change called back exactly once through repeats, bursts, overtaking and a restart', () => {
+	const { callbacks } = result;
+	// The campaign really was hostile, and there was something to emit and something to leave out.
+	expect(callbacks.requests).toBeGreaterThan(callbacks.reports / 3);
+	expect(callbacks.restarts).toBe(1);
+	expect(callbacks.emitted).toBeGreaterThan(0);
+	expect(callbacks.emitted).toBeLessThan(callbacks.reports);
+	expect({
+		twice: callbacks.twice,
+		missed: callbacks.missed,
+		lateEmitted: callbacks.lateEmitted,
+		givenUp: callbacks.givenUp,
+	}).toEqual({ twice: 0, missed: 0, lateEmitted: 0, givenUp: 0 });
+});
+
 it('ends with the line the soak prints', () => {
 	expect(summaryLine(result)).toMatch(
-		/^soak: 800 destinations, 0 accepted twice, 0 lost; trigger: \d+ polls, 0 duplicates, 0 missed$/,
+		/^soak: 800 destinations, 0 accepted twice, 0 lost; trigger: \d+ polls, 0 duplicates, 0 missed; callbacks: \d+ reports called back, 0 emitted twice, 0 missed, 0 late emitted$/,
 	);
 });

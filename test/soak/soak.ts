@@ -1,11 +1,13 @@
 /**
  * The fault campaigns the project runs itself (npm run soak; a short version in npm test):
- * send campaigns per item and chunked, with and without Continue On Fail, and a tracking
- * campaign, all seeded, against the sandbox through n8n-core's engine.
+ * send campaigns per item and chunked, with and without Continue On Fail, a tracking campaign
+ * by polling and one by status callbacks, all seeded, against the sandbox through n8n-core's
+ * engine.
  */
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { ANSWER_FAULTS, startFaultProxy, type FaultProxy } from './faultProxy';
 import { runSendCampaign, type SendShape, type SendTally } from './sendCampaign';
+import { runCallbackCampaign, type CallbackCampaign, type CallbackTally } from './callbackCampaign';
 import { runTriggerCampaign, type TriggerTally } from './triggerCampaign';
 
 export interface SoakSize {
@@ -13,6 +15,7 @@ export interface SoakSize {
 	destinationsPerCampaign: number;
 	triggerBatches: readonly number[];
 	triggerPolls: number;
+	callbacks: Omit<CallbackCampaign, 'seed'>;
 	seed: number;
 }
 
@@ -20,6 +23,7 @@ export const FULL: SoakSize = {
 	destinationsPerCampaign: 2500,
 	triggerBatches: [5000, 800, 400, 200, 100, 50, 20, 10],
 	triggerPolls: 320,
+	callbacks: { messages: 3000, batches: 30, restarts: 4 },
 	seed: 20261123,
 };
 
@@ -27,6 +31,7 @@ export const SHORT: SoakSize = {
 	destinationsPerCampaign: 200,
 	triggerBatches: [300, 40, 10],
 	triggerPolls: 60,
+	callbacks: { messages: 300, batches: 6, restarts: 1 },
 	seed: 7,
 };
 
@@ -38,6 +43,7 @@ export interface SendRun extends SendTally {
 export interface SoakResult {
 	sends: SendRun[];
 	trigger: TriggerTally;
+	callbacks: CallbackTally;
 	faults: Record<string, number>;
 }
 
@@ -97,7 +103,8 @@ export async function runSoak(size: SoakSize): Promise<SoakResult> {
 		addCounts(faults, proxy.counts());
 		return result;
 	});
-	return { sends, trigger, faults };
+	const callbacks = await runCallbackCampaign({ ...size.callbacks, seed: size.seed });
+	return { sends, trigger, callbacks, faults };
 }
 
 async function withSandbox<T>(
@@ -125,11 +132,12 @@ function addCounts(total: Record<string, number>, more: Record<string, number>):
 }
 
 /** The line the issue asks for, last in `npm run soak`. */
-export function summaryLine({ sends, trigger }: SoakResult): string {
+export function summaryLine({ sends, trigger, callbacks }: SoakResult): string {
 	const sum = (pick: (run: SendRun) => number) =>
 		sends.reduce((total, run) => total + pick(run), 0);
 	return (
 		`soak: ${sum((run) => run.destinations)} destinations, ${sum((run) => run.acceptedTwice)} accepted twice, ${sum((run) => run.lost)} lost; ` +
-		`trigger: ${trigger.polls} polls, ${trigger.duplicates} duplicates, ${trigger.missed} missed`
+		`trigger: ${trigger.polls} polls, ${trigger.duplicates} duplicates, ${trigger.missed} missed; ` +
+		`callbacks: ${callbacks.reports} reports called back, ${callbacks.twice} emitted twice, ${callbacks.missed} missed, ${callbacks.lateEmitted} late emitted`
 	);
 }

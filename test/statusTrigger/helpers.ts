@@ -8,8 +8,8 @@ import type {
 	INodeParameters,
 } from 'n8n-workflow';
 
-import { BulkSmsStatusTrigger } from '../../nodes/BulkSmsStatusTrigger/BulkSmsStatusTrigger.node';
-import { PACKAGE_NAME } from '../engine/harness';
+import { loadPackageNodeType, PACKAGE_NAME } from '../engine/harness';
+import type { AnyNodeType } from '../engine/nodeTypes';
 import { startWebhookServer, type WebhookServer, type WebhookSpec } from '../engine/webhook';
 
 export const STATUS_TRIGGER = `${PACKAGE_NAME}.bulkSmsStatusTrigger`;
@@ -50,8 +50,27 @@ export interface TriggerOptions {
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
 	/** The Bulk SMS credential's time zone; no such credential when undefined. */
 	timeZone?: string;
+	/** The credential's Base URL (the trigger never calls it). */
+	baseUrl?: string;
 	staticData?: IDataObject;
 	port?: number;
+	/** When n8n answers a callback that starts an execution (test/engine/webhook.ts). */
+	answer?: 'ended' | 'started';
+	startMs?: number;
+	/** The n8n process receiving: its node type instance (default a new one, a new process). */
+	process?: AnyNodeType;
+	/** Queue mode: the process that runs the executions. */
+	worker?: AnyNodeType;
+	/** 'manual': the editor's test webhook. */
+	mode?: 'webhook' | 'manual';
+}
+
+/**
+ * The Status Trigger as a new n8n process has it (a node type instance keeps what one process
+ * knows), loaded by path as the engine kit loads the package's nodes.
+ */
+export function newProcess(): AnyNodeType {
+	return loadPackageNodeType(STATUS_TRIGGER) as AnyNodeType;
 }
 
 /** The Bulk SMS Callback API credential holding SECRET. */
@@ -68,19 +87,28 @@ export function triggerSpec(options: TriggerOptions = {}): WebhookSpec {
 	const parameters = legacy ? { secret: SECRET, ...options.parameters } : options.parameters;
 	return {
 		node: triggerNode(parameters, typeVersion),
-		nodeTypes: { [STATUS_TRIGGER]: new BulkSmsStatusTrigger() },
+		nodeTypes: { [STATUS_TRIGGER]: options.process ?? newProcess() },
 		staticData: options.staticData,
 		port: options.port,
+		answer: options.answer,
+		startMs: options.startMs,
+		worker: options.worker,
+		mode: options.mode,
 		credentials: {
 			...(options.credentials ?? (legacy ? {} : CALLBACK_SECRET)),
-			...(timeZone === undefined ? {} : { bulkSmsApi: serviceCredential(timeZone) }),
+			...(timeZone === undefined
+				? {}
+				: { bulkSmsApi: serviceCredential(timeZone, options.baseUrl) }),
 		},
 	};
 }
 
-function serviceCredential(timeZone: string): ICredentialDataDecryptedObject {
+function serviceCredential(
+	timeZone: string,
+	baseUrl = 'http://127.0.0.1:8555',
+): ICredentialDataDecryptedObject {
 	return {
-		baseUrl: 'http://127.0.0.1:8555',
+		baseUrl,
 		username: 'demo',
 		password: 'demo-password',
 		timeZone,

@@ -1,6 +1,6 @@
 /**
  * The one place that talks HTTP to the service: used by BulkSms and Bulk SMS Trigger (the
- * Status Trigger only reads the credential's time zone through serviceSettings).
+ * Status Trigger only reads the credential's time zone, through timeZoneOf).
  * request.ts makes one bounded attempt, retry.ts decides what is tried again, errors.ts words
  * every failure, secrets.ts blanks the account's secrets out of whatever leaves.
  */
@@ -42,6 +42,7 @@ import { CREDENTIAL, settingsOf, type ServiceSettings } from './settings';
 export { restated, SendOutcomeUnknownError, UNREADABLE } from './errors';
 export { concernsAccount, failureKind } from './failureKinds';
 export { overrideTransportLimits } from './limits';
+export { CREDENTIAL, timeZoneOf } from './settings';
 export { RequestPace } from './pace';
 export { forEachConcurrently } from './pool';
 
@@ -100,10 +101,7 @@ export interface SendRequest {
 
 const ACCEPT: Record<WireFormat, string> = { json: 'application/json', xml: 'application/xml' };
 
-/**
- * Reads the credential's settings that node code needs (never the secrets); also for the
- * status-callback webhook trigger, which only needs the time zone.
- */
+/** Reads the credential's settings that node code needs (never the secrets). */
 export async function serviceSettings(
 	this: BulkSmsFunctions | IWebhookFunctions,
 	itemIndex = 0,

@@ -23,7 +23,19 @@ export function settingsOf(
 	if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
 		throw badBaseUrl(node, baseUrl, secretsOf(credentials), itemIndex);
 	}
+	return { baseUrl, timeZone: timeZoneOf(node, credentials, itemIndex) };
+}
+
+/**
+ * The credential's Time Zone field alone, checked. The Status Trigger reads only this: it calls
+ * no service, so a Base URL it cannot use must not stop its callbacks.
+ */
+export function timeZoneOf(
+	node: INode,
+	credentials: ICredentialDataDecryptedObject,
+	itemIndex: number,
+): string {
 	const timeZone = String(credentials.timeZone || 'UTC').trim();
 	if (!isValidTimeZone(timeZone)) throw unknownTimeZone(node, timeZone, itemIndex);
-	return { baseUrl, timeZone };
+	return timeZone;
 }

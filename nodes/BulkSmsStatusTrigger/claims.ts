@@ -1,0 +1,55 @@
+/**
+ * The last look-up before reports are emitted by an execution that another process received (queue
+ * mode: main or a webhook process received the callback, a worker runs the execution).
+ *
+ * Why: n8n's deduplication store reads its record, adds to it and writes it back, without a lock.
+ * Copies of one callback received by two processes at once start two executions, on two workers,
+ * whose look-ups can both read the record before either has written it: both find the report new.
+ * Measured in queue mode, rounds of 20 copies posted at once and split between main and a webhook
+ * process: 2 rounds of 40 emitted the report twice with one look-up (docs/queue-mode.md).
+ *
+ * How: an execution records, with each report's key, a claim of its own; waits SETTLE_MS, longer
+ * than a look-up takes, so that every write that began before its own has landed; then looks for
+ * its claim. A write holds what it read plus its own items, so the record keeps the key with the
+ * claim of the execution that first wrote it, and no other claim beside it (an execution that
+ * wrote later read the key, and knew the report was not news): the execution whose claim is there
+ * emits, the others do not. A claim gone with its key was undone by a write of other reports that
+ * began before it: that execution claims again. The plain look-up (one call) is what executions
+ * received in their own process use; test/statusTrigger/exactlyOnce.test.ts holds both to the same
+ * reports, and shows two workers emitting one report twice without the claims.
+ */
+import { randomBytes } from 'crypto';
+import { sleep } from 'n8n-workflow';
+
+/** Records the items and gives those that were recorded before (n8n's checkProcessedAndRecord). */
+export type RecordItems = (items: string[]) => Promise<Set<string>>;
+
+/** Longer than one look-up of the store takes (a read and a write of one database row). */
+export const SETTLE_MS = 100;
+/** Claims undone by writes of other reports, again and again: then the report is emitted. */
+const ROUNDS = 5;
+
+/** Which of `keys` this execution is the first to emit. */
+export async function claimFirst(record: RecordItems, keys: readonly string[]): Promise<boolean[]> {
+	const first = keys.map(() => false);
+	let open = keys.map((_, index) => index);
+	for (let round = 0; round < ROUNDS && open.length > 0; round++) {
+		const claim = claimOf(keys);
+		const before = await record([...open.map((i) => keys[i]), ...open.map(claim)]);
+		const contenders = open.filter((i) => !before.has(keys[i]));
+		if (contenders.length === 0) return first;
+		await sleep(SETTLE_MS);
+		const kept = await record(contenders.map(claim));
+		for (const i of contenders) first[i] = kept.has(claim(i));
+		open = contenders.filter((i) => !first[i]);
+	}
+	// Still undone after every round (the store is written without pause): emit, never lose.
+	for (const i of open) first[i] = true;
+	return first;
+}
+
+/** A claim on key i: the key and a mark of this execution's round, unlike any other claim. */
+function claimOf(keys: readonly string[]): (index: number) => string {
+	const mark = randomBytes(9).toString('base64url');
+	return (index) => `${keys[index]}#${mark}`;
+}

@@ -1,0 +1,92 @@
+/*
+ * n8n's deduplication store (`this.helpers.checkProcessedAndRecord`), which lives in n8n's CLI
+ * package (deduplication/deduplication-helper.ts) and reaches nodes through n8n-core's
+ * DataDeduplicationService. Reproduced here for what this package uses, mode "entries" only, with
+ * the same behaviour: one record per workflow and context (the node's id for scope 'node'), read,
+ * compared, extended, trimmed to maxEntries from the oldest, and written back, with a database
+ * round trip between the read and the write and no lock, so that two callers at the same time can
+ * both find an item new and one write can undo the other's; the first record is inserted, and a
+ * second insert of the same record fails as the database's primary key makes it.
+ */
+import { DataDeduplicationService } from 'n8n-core';
+import type {
+	DeduplicationItemTypes,
+	DeduplicationScope,
+	ICheckProcessedContextData,
+	ICheckProcessedOptions,
+	IDataDeduplicator,
+	IDeduplicationOutput,
+} from 'n8n-workflow';
+
+/** One record's hashes, by "<workflow id> <context>". */
+const records = new Map<string, string[]>();
+
+/** A database round trip: other work runs in between, as it does while n8n awaits its database. */
+const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function recordKey(scope: DeduplicationScope, data: ICheckProcessedContextData): string {
+	const context = scope === 'node' ? `n:${data.node?.id ?? ''}` : '';
+	return `${data.workflow.id} ${context}`;
+}
+
+const harnessDeduplicator: IDataDeduplicator = {
+	async checkProcessedAndRecord(
+		items: DeduplicationItemTypes[],
+		scope: DeduplicationScope,
+		data: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<IDeduplicationOutput> {
+		if (options.mode !== 'entries') throw new Error('harness: only mode "entries" is reproduced');
+		const key = recordKey(scope, data);
+		await roundTrip();
+		const found = records.get(key);
+		const values = items.map(String);
+		const trimmed = (list: string[]) =>
+			list.slice(Math.max(0, list.length - (options.maxEntries ?? Infinity)));
+		if (!found) {
+			await roundTrip();
+			if (records.has(key))
+				throw new Error('harness: duplicate key value violates unique constraint');
+			records.set(key, trimmed(values));
+			return { new: items, processed: [] };
+		}
+		const known = new Set(found);
+		const written = [...found];
+		const output: IDeduplicationOutput = { new: [], processed: [] };
+		values.forEach((value, index) => {
+			if (known.has(value)) output.processed.push(items[index]);
+			else {
+				output.new.push(items[index]);
+				written.push(value);
+			}
+		});
+		await roundTrip();
+		records.set(key, trimmed(written));
+		return output;
+	},
+	async removeProcessed() {
+		throw new Error('harness: removeProcessed is not reproduced');
+	},
+	async clearAllProcessedItems(scope, data) {
+		records.delete(recordKey(scope, data));
+	},
+	async getProcessedDataCount(scope, data) {
+		return records.get(recordKey(scope, data))?.length ?? 0;
+	},
+};
+
+let installed = false;
+
+/** Makes `checkProcessedAndRecord` work in every context of this test process (once). */
+export function installDeduplication(): void {
+	if (installed) return;
+	installed = true;
+	void DataDeduplicationService.init(harnessDeduplicator);
+}
+
+/** What the store holds for a workflow (all its records), for tests that look. */
+export function processedCount(workflowId: string): number {
+	let count = 0;
+	for (const [key, list] of records) if (key.startsWith(`${workflowId} `)) count += list.length;
+	return count;
+}

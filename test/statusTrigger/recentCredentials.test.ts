@@ -1,0 +1,44 @@
+/**
+ * Each callback is checked against the callback credential as this process read it lately
+ * (nodes/BulkSmsStatusTrigger/recentCredentials.ts): read once for many callbacks, a new secret
+ * taken at once, the old one refused as soon as the new one was shown.
+ */
+import { HarnessCredentialsHelper } from '../engine/credentials';
+import type { WebhookServer } from '../engine/webhook';
+import { jsonReport, post, SECRET, startTrigger } from './helpers';
+
+let server: WebhookServer;
+afterEach(async () => {
+	jest.restoreAllMocks();
+	await server?.stop();
+});
+
+it('reads the callback credential once for many callbacks', async () => {
+	const spy = jest.spyOn(HarnessCredentialsHelper.prototype, 'getDecrypted');
+	server = await startTrigger();
+	const before = spy.mock.calls.length; // activation reads it too
+	for (let i = 0; i < 5; i++) {
+		const res = await post(
+			server,
+			jsonReport({ gateway_session_id: String(18014398509481985n + BigInt(2 * i)) }),
+		);
+		expect(res.status).toBe(200);
+	}
+	const callbackReads = spy.mock.calls
+		.slice(before)
+		.filter(([, , type]) => type === 'bulkSmsCallbackApi');
+	expect(callbackReads).toHaveLength(1);
+});
+
+it('takes a new secret at once, and refuses the old one once the new one was shown', async () => {
+	const credential = { secret: SECRET };
+	server = await startTrigger({ credentials: { bulkSmsCallbackApi: credential } });
+	expect((await post(server, jsonReport())).status).toBe(200); // read, and kept
+	credential.secret = 'a-new-secret-0f1e2d3c4b5a69788796a5b4';
+	const renewed = await post(server, jsonReport({ status: 'UNDELIV' }), 'application/json', {
+		token: credential.secret,
+	});
+	expect(renewed.status).toBe(200);
+	const old = await post(server, jsonReport({ status: 'EXPIRED' }));
+	expect(old.status).toBe(401);
+});
