@@ -14,6 +14,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
+import { NodeConnectionTypes } from 'n8n-workflow';
 import { outputOf, runWorkflow } from '../test/engine/harness';
 import { items, line, send, trigger } from '../test/bulkSms/workflow';
 import { startSandbox, type Sandbox } from '../sandbox/server';
@@ -41,8 +42,8 @@ class HttpFloor implements INodeType {
 		version: 1,
 		description: 'n8n helper requests only',
 		defaults: { name: 'HTTP floor' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'bulkSmsApi', required: true }],
 		properties: [],
 	};

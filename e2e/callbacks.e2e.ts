@@ -6,8 +6,7 @@
  * spaced so that executions do not overlap: see docs/decisions.md for what holds when they do.
  */
 import { sendDirect } from '../sandbox/client';
-import type { JsonObject } from '../scripts/n8n/runtime';
-import { nodeRuns, settled, type N8nServer } from '../scripts/n8n/runtime';
+import { nodeRuns, settled, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
 import { CREDENTIAL_ID, CREDENTIAL_NAME, STATUS_TRIGGER_NODE_TYPE } from '../scripts/n8n/workflows';
 import { startHarness, type Harness } from './harness';
 

@@ -296,7 +296,8 @@ export class N8nInstance {
 			nodesFolder,
 			process.env,
 		);
-		const { devDependencies, peerDependencies, optionalDependencies, ...installed } = manifest.json;
+		const installed = { ...manifest.json };
+		for (const field of NOT_INSTALLED) delete installed[field];
 		fs.writeFileSync(path.join(folder, 'package.json'), JSON.stringify(installed, null, 2));
 		const npmArgs = [
 			'install',
@@ -366,6 +367,9 @@ export class N8nInstance {
 		forgetTempFolder(this.userFolder);
 	}
 }
+
+/** What n8n's installer strips before `npm install` (n8n itself provides n8n-workflow). */
+const NOT_INSTALLED = ['devDependencies', 'peerDependencies', 'optionalDependencies'];
 
 interface TarballManifest {
 	name: string;

@@ -12,6 +12,7 @@ import type {
 	INodeType,
 } from 'n8n-workflow';
 
+import { NodeConnectionTypes } from 'n8n-workflow';
 import { MANUAL_TRIGGER, SET_ITEMS, outputOf, runWorkflow } from './harness';
 import { startSandbox, type FaultKind, type Sandbox } from '../../sandbox/server';
 
@@ -88,8 +89,8 @@ class HttpProbe implements INodeType {
 		version: 1,
 		description: 'Sends a request per item',
 		defaults: { name: 'HTTP Probe' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'bulkSmsApi', required: true }],
 		properties: [
 			{ displayName: 'Path', name: 'path', type: 'string', default: '/' },

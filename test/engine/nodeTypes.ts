@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { NodeHelpers } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeHelpers } from 'n8n-workflow';
 import type {
 	ICredentialType,
 	IDataObject,
@@ -33,7 +33,7 @@ class ManualTrigger implements INodeType {
 		description: 'Runs the flow on clicking a button in n8n',
 		defaults: { name: 'When clicking "Execute workflow"' },
 		inputs: [],
-		outputs: ['main'],
+		outputs: [NodeConnectionTypes.Main],
 		properties: [],
 	};
 	// As n8n-nodes-base's ManualTrigger: WorkflowExecute awaits the emit in manual mode.
@@ -57,8 +57,8 @@ class SetItems implements INodeType {
 		version: 1,
 		description: 'Emits the given items',
 		defaults: { name: 'Set Items' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }],
 	};
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
