@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/node-usable-as-tool
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Send through n8n's engine against the sandbox with 20 ms latency, beside a raw client that
  * makes the same requests with fetch at the same concurrency, runs interleaved:

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-hardcoded-secrets
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The status trigger inside `n8n start`: a workflow with the Bulk SMS Status Trigger is activated
  * through the public API, the sandbox calls back its production webhook URL

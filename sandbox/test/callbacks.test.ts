@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** Status callbacks: what the sandbox POSTs, when, how often, and what it does when the receiver fails. */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

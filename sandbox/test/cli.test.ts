@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** `npm run sandbox`: flags and variables, the banner, and a clean stop on Ctrl-C. */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

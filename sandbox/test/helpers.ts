@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * What the sandbox tests share: a real HTTP client over fetch, lossless readers of bodies, and
  * the CLI run as a child process.

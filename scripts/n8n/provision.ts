@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Provisions the real n8n product (and the Node 24 it needs) into a cache folder outside git,
  * so the demo, the editor and the e2e tests run the package inside n8n as users have it.

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Runs the real n8n product with a package tarball installed the way users install it, for the
  * demo, the editor and the e2e tests. Everything binds 127.0.0.1; every process started here is

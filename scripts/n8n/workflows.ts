@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The example workflows in examples/, as the demo, the editor and the e2e tests import them, and
  * the credential they refer to. One source for each workflow: what a user imports is what runs.

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * BulkSms Get Status through n8n's real engine against the sandbox, whose test numbers decide
  * each outcome by their last digit (sandbox/README.md).

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/node-usable-as-tool
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Facts about n8n's HTTP helper (httpRequestWithAuthentication) that the transport is built on:
  * which options keep a body byte for byte, how each failure arrives, and how often a request is

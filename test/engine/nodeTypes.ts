@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/node-usable-as-tool
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The node types a test workflow can hold: a Manual Trigger and a Set Items node standing in
  * for n8n-nodes-base, and the package's own nodes and credential, loaded from source on first use.
