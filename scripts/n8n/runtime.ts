@@ -528,7 +528,9 @@ export class N8nServer {
 		while (Date.now() < deadline) {
 			if (this.child.exitCode !== null) break;
 			try {
-				if ((await fetch(`${this.baseUrl}/healthz/readiness`)).ok) return;
+				// n8n 1.x is "ready" seconds before its REST routes are: wait for the editor's first call too.
+				const ready = await fetch(`${this.baseUrl}/healthz/readiness`);
+				if (ready.ok && (await fetch(`${this.baseUrl}/rest/settings`)).ok) return;
 			} catch {
 				// not listening yet
 			}
