@@ -221,8 +221,11 @@ async function provisionN8n(root: string, nodeHome: string, release: N8nRelease)
 	const env = nodeEnv(nodeHome);
 	// Scripts off for the install: some packages fetch prebuilt binaries, which fails here; the native
 	// modules n8n needs are then built from source by the rebuild below, against its Node.
+	// --prefer-offline takes package data from npm's cache without asking the registry again about
+	// each of n8n's ~2,000 packages: 103-123 s instead of 261 s, measured interleaved (1.123.81).
+	const install = ['install', spec, '--omit=dev', '--ignore-scripts', '--prefer-offline'];
 	await timed(`npm install ${spec}`, () =>
-		run('npm', ['install', spec, '--omit=dev', '--ignore-scripts'], dir, env),
+		run('npm', [...install, '--no-audit', '--no-fund'], dir, env),
 	);
 	await timed(`npm rebuild ${NATIVE_MODULES.join(' ')}`, () =>
 		run('npm', ['rebuild', ...NATIVE_MODULES, '--ignore-scripts=false'], dir, env),
