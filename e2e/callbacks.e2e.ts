@@ -2,16 +2,34 @@
 	@n8n/community-nodes/no-hardcoded-secrets
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * The status trigger inside `n8n start`: a workflow with the Bulk SMS Status Trigger is activated
- * through the public API, the sandbox calls back its production webhook URL
- * (/webhook/<webhookId>/status) with every status change, repeats included, and each change
- * starts the workflow once; a callback with a wrong secret is refused with 401. Callbacks are
- * spaced so that executions do not overlap: see docs/decisions.md for what holds when they do.
+ * The status trigger inside `n8n start`: a workflow saved with version 1 (the secret in its
+ * parameters) is activated through the public API, the sandbox calls back its production
+ * webhook URL (/webhook/<webhookId>/status) with every status change, repeats included, and
+ * each change starts the workflow once; a callback with a wrong secret is refused with 401.
+ * Then examples/status-callbacks.json (version 1.1, the secret in a credential) wired as
+ * `npm run editor` wires it (scripts/n8n/callbacks.ts): a Send run by n8n starts callback
+ * executions, and every answer is JSON that says what became of the reports. A credential
+ * with a blank secret is refused at activation. Callbacks are spaced so that executions do
+ * not overlap: see docs/decisions.md for what holds when they do.
  */
 import { sendDirect } from '../sandbox/client';
 import { nodeRuns, settled, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
-import { CREDENTIAL_ID, CREDENTIAL_NAME, STATUS_TRIGGER_NODE_TYPE } from '../scripts/n8n/workflows';
+import {
+	callbackUrl,
+	connectStatusCallbacks,
+	importStatusCallbacks,
+	type StatusCallbacks,
+} from '../scripts/n8n/callbacks';
+import {
+	CREDENTIAL_ID,
+	CREDENTIAL_NAME,
+	SEND_NODE_NAME,
+	sendOnlyWorkflow,
+	STATUS_TRIGGER_NODE_TYPE,
+	workflowId,
+} from '../scripts/n8n/workflows';
 import { startHarness, type Harness } from './harness';
+import { waitUntil } from './wait';
 
 const WORKFLOW_ID = 'e2eStatusCallback';
 const TRIGGER = 'Bulk SMS Status Trigger';
@@ -50,9 +68,34 @@ function statusWorkflow(): JsonObject {
 	};
 }
 
+const SEND_ONLY_ID = 'e2eCallbackSend01';
+const BLANK_ID = 'e2eBlankSecret001';
+
+/** A version 1.1 trigger whose credential's secret is only spaces: activation must refuse it. */
+function blankSecretWorkflow(): JsonObject {
+	const workflow = statusWorkflow();
+	const [trigger, report] = workflow.nodes as JsonObject[];
+	return {
+		...workflow,
+		id: BLANK_ID,
+		name: 'Bulk SMS: blank callback secret',
+		nodes: [
+			{
+				...trigger,
+				typeVersion: 1.1,
+				webhookId: '3f0c2a71-6b8e-4d95-a1c4-8e7d2b5f9a61',
+				parameters: { emit: 'changes', options: {} },
+				credentials: { bulkSmsCallbackApi: { id: 'e2eBlankSecret', name: 'Blank secret' } },
+			},
+			report,
+		],
+	};
+}
+
 let harness: Harness;
 let server: N8nServer;
 let webhookUrl: string;
+let example: StatusCallbacks;
 
 beforeAll(async () => {
 	harness = await startHarness({
@@ -68,7 +111,18 @@ beforeAll(async () => {
 			duplicateAfterMs: 1000,
 		},
 	});
-	await harness.n8n.importWorkflow(statusWorkflow());
+	await harness.n8n.importWorkflow([
+		statusWorkflow(),
+		sendOnlyWorkflow(SEND_ONLY_ID),
+		blankSecretWorkflow(),
+	]);
+	await harness.n8n.importCredential({
+		id: 'e2eBlankSecret',
+		name: 'Blank secret',
+		type: 'bulkSmsCallbackApi',
+		data: { secret: '   ' },
+	});
+	example = await importStatusCallbacks(harness.n8n);
 	server = await harness.n8n.startServer();
 	await server.setupOwner();
 	await server.createApiKey();
@@ -120,7 +174,8 @@ test('a callback with a wrong secret or none is refused with 401 and starts noth
 	const wrong = await post(`${webhookUrl}?token=not-the-secret`);
 	const none = await post(webhookUrl);
 	expect([wrong.status, none.status]).toEqual([401, 401]);
-	expect(await wrong.json()).toEqual({ error: 'wrong token' });
+	// One answer for every refusal: it says neither the method nor what was wrong.
+	expect([await wrong.json(), await none.json()]).toEqual([UNAUTHENTICATED, UNAUTHENTICATED]);
 	// Something else with the right secret: 400, nothing started either.
 	const ping = await fetch(`${webhookUrl}?token=${SECRET}`, {
 		method: 'POST',
@@ -130,4 +185,61 @@ test('a callback with a wrong secret or none is refused with 401 and starts noth
 	expect(ping.status).toBe(400);
 	expect((await server.executions(WORKFLOW_ID)).length).toBe(before);
 	expect(server.log).not.toContain(SECRET);
+});
+
+const UNAUTHENTICATED = {
+	error: 'Not authenticated: this callback URL takes only callbacks that carry its secret',
+};
+
+test("the editor's wiring: a Send run by n8n starts callback executions of the example", async () => {
+	await connectStatusCallbacks(server, example, harness.sandbox);
+	const run = await harness.n8n.executeWorkflow(SEND_ONLY_ID);
+	const [sent] = nodeRuns(run, SEND_NODE_NAME)[0];
+	await harness.sandbox.callbacksIdle();
+	const exampleId = workflowId(example.workflow);
+	// One ENROUTE callback per message of the batch, each an execution (Every Status Change).
+	const messages = Number(sent.batch_size);
+	const executions = await server.waitForExecutions(exampleId, settled(messages), 60_000);
+	const reports = executions.flatMap((e) => nodeRuns(e, 'Bulk SMS Status Trigger')[0]);
+	expect(reports).toHaveLength(messages);
+	expect(new Set(reports.map((report) => report.batch_id))).toEqual(new Set([sent.batch_id]));
+	expect(executions.every((e) => e.status === 'success')).toBe(true);
+	expect(server.log).not.toContain(example.secret);
+});
+
+test('every answer of the credential-based trigger is JSON that says what became of the report', async () => {
+	const url = callbackUrl(server, example);
+	const report = `{"batch_id":9007199254740999,"network_id":23410,"status":"DELIVRD","msisdn":"447700900099","gateway_session_id":18014398509489999,"delivery_date":"2026-01-15 10:00:05.0"}`;
+	const post = (target: string, body = report) =>
+		fetch(target, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+	const exampleId = workflowId(example.workflow);
+	const before = (await server.executions(exampleId)).length;
+	const answers = [];
+	for (const target of [url, url, `${url}x`]) {
+		const res = await post(target);
+		expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+		answers.push([res.status, await res.json()]);
+		// The memory is saved when the execution ends: the repeat comes after it, as a
+		// provider's retry does (docs/decisions.md on overlapping executions).
+		await server.waitForExecutions(exampleId, settled(before + 1), 60_000);
+	}
+	expect(answers).toEqual([
+		[200, { received: 1, repeated: 0, late: 0, emitted: 1 }],
+		[200, { received: 1, repeated: 1, late: 0, emitted: 0 }],
+		[401, UNAUTHENTICATED],
+	]);
+});
+
+/**
+ * n8n 2.41.1 publishes a workflow through its outbox, after the API call has answered: the
+ * trigger's refusal reaches the editor as "workflowFailedToActivate" with its message, and
+ * n8n's log; the webhook is never registered.
+ */
+test('a credential whose secret is blank is refused at activation, with a sentence', async () => {
+	await server.activateWorkflow(BLANK_ID);
+	const sentence = "Bulk SMS Status Trigger: the credential's Secret is only spaces";
+	await waitUntil(() => server.log.includes(sentence), 30_000);
+	const blankUrl = `${server.baseUrl}/webhook/3f0c2a71-6b8e-4d95-a1c4-8e7d2b5f9a61/status`;
+	const res = await fetch(`${blankUrl}?token=%20%20%20`, { method: 'POST', body: '{}' });
+	expect(res.status).toBe(404);
 });

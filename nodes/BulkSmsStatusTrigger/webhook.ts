@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'crypto';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -11,26 +10,42 @@ import { NodeOperationError } from 'n8n-workflow';
 import { readBatchIdList } from '../shared/domain/campaign';
 import { shapeReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
-import { isFinal } from '../shared/domain/status';
+import { passes, triggerFilter } from '../shared/domain/reportFilter';
 import { serviceSettings } from '../shared/transport';
+import { callerProblem } from './authentication';
 import { DEFAULT_MEMORY, MAX_MEMORY, remember, sift, type ReportKey } from './memory';
-import { readCallback } from './read';
+import { DEFAULT_MAX_REPORTS, MAX_MAX_REPORTS, readCallback } from './read';
 
 /** Key of the trigger's memory in the node's static data. */
 const MEMORY_KEY = 'seen';
 const REALM = 'Basic realm="Bulk SMS callbacks"';
 
 /**
+ * The one answer to every caller that did not prove itself, whatever the method or the reason:
+ * it tells nobody which method is set, or whether a secret is. n8n's log has the reason.
+ */
+const UNAUTHENTICATED = {
+	error: 'Not authenticated: this callback URL takes only callbacks that carry its secret',
+};
+
+/**
  * One callback: check the caller, read the reports, forget the repeats, filter, emit. Answers
- * 200 at once (onReceived); 401 and 400 start nothing.
+ * 200 at once (onReceived) with what became of the reports; 401, 400 and 413 start nothing.
  */
 export async function receiveCallback(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const refusal = authenticationProblem.call(this);
+	const refusal = await callerProblem.call(this);
 	if (refusal) {
 		this.logger.warn(`Bulk SMS Status Trigger refused a callback: ${refusal}`);
-		return answer.call(this, 401, { error: refusal }, { 'WWW-Authenticate': REALM });
+		return answer.call(this, 401, UNAUTHENTICATED, { 'WWW-Authenticate': REALM });
 	}
-	const reading = readCallback({ body: await rawBody.call(this), query: queryOf.call(this) });
+	const reading = readCallback(
+		{ body: await rawBody.call(this), query: queryOf.call(this) },
+		maxReports(this.getNodeParameter('options.maxReports', DEFAULT_MAX_REPORTS)),
+	);
+	if ('tooMany' in reading) {
+		this.logger.warn(`Bulk SMS Status Trigger refused a callback: ${reading.tooMany}`);
+		return answer.call(this, 413, { error: `Too many reports: ${reading.tooMany}` });
+	}
 	if ('problem' in reading) {
 		// The reason names fields and kinds of values, never their content.
 		this.logger.warn(
@@ -59,7 +74,9 @@ export async function receiveCallback(this: IWebhookFunctions): Promise<IWebhook
 	}));
 	// The emitted reports are remembered by the execution they start (execute() below): n8n
 	// drops static data that webhook() writes when the call starts an execution.
-	return { workflowData: [items] };
+	// n8n answers webhookResponse once the execution has started (the description's
+	// responseData is '' for that: see BulkSmsStatusTrigger.node.ts).
+	return { workflowData: [items], webhookResponse: { ...received, emitted: items.length } };
 }
 
 /**
@@ -75,6 +92,11 @@ export async function rememberEmitted(this: IExecuteFunctions): Promise<INodeExe
 	return [items.map((item, index) => ({ json: item.json, pairedItem: { item: index } }))];
 }
 
+/** The Max Reports per Callback option, bounded as the option is. */
+function maxReports(limit: unknown): number {
+	return Math.min(MAX_MAX_REPORTS, Math.max(1, Math.floor(limit as number) || DEFAULT_MAX_REPORTS));
+}
+
 function isReportKey(json: IDataObject): json is IDataObject & ReportKey {
 	return ['batch_id', 'gateway_session_id', 'msisdn', 'status'].every(
 		(field) => typeof json[field] === 'string',
@@ -87,39 +109,6 @@ function isReportKey(json: IDataObject): json is IDataObject & ReportKey {
  */
 function memoryLimit(limit: unknown): number {
 	return Math.min(MAX_MEMORY, Math.max(1, Math.floor(limit as number) || DEFAULT_MEMORY));
-}
-
-// ---------------------------------------------------------------- authentication
-
-/** Why the caller is refused, or undefined when it proved itself as configured. */
-function authenticationProblem(this: IWebhookFunctions): string | undefined {
-	const method = this.getNodeParameter('authentication', 'token') as string;
-	if (method === 'none') return undefined;
-	if (method === 'basicAuth') {
-		const expected = `${this.getNodeParameter('username', '') as string}:${this.getNodeParameter('password', '') as string}`;
-		if (expected === ':') return 'the trigger has no username and password set';
-		const given = basicCredentials(this.getHeaderData().authorization);
-		if (given === undefined) return 'HTTP Basic credentials are required';
-		return sameSecret(given, expected) ? undefined : 'wrong username or password';
-	}
-	const secret = this.getNodeParameter('secret', '') as string;
-	if (secret === '') return 'the trigger has no secret set';
-	const token = (this.getQueryData() as IDataObject).token;
-	if (typeof token !== 'string' || token === '') return 'the callback URL has no ?token=';
-	return sameSecret(token, secret) ? undefined : 'wrong token';
-}
-
-/** Compared in constant time (over digests, so a length difference says nothing either). */
-function sameSecret(given: string, expected: string): boolean {
-	const digest = (text: string) => createHash('sha256').update(text).digest();
-	return timingSafeEqual(digest(given), digest(expected));
-}
-
-function basicCredentials(header: string | undefined): string | undefined {
-	const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
-	if (!match) return undefined;
-	const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-	return decoded.includes(':') ? decoded : undefined;
 }
 
 // ---------------------------------------------------------------- request and answer
@@ -162,17 +151,23 @@ function answer(
 
 // ---------------------------------------------------------------- filters and settings
 
+/** Which reports are emitted: those of Batch IDs that pass the report filter of every node. */
 function reportFilter(this: IWebhookFunctions): (report: RawReport) => boolean {
-	const emit = this.getNodeParameter('emit', 'final') as string;
-	const statuses = new Set(this.getNodeParameter('statuses', []) as string[]);
 	const batches = batchFilter.call(this);
-	return (report) => {
-		// report.batch_id is already in the service's form (read by readDeliveryReport).
-		if (batches && !batches.has(report.batch_id)) return false;
-		if (emit === 'final') return isFinal(report.status);
-		if (emit === 'statuses') return statuses.has(report.status);
-		return true;
-	};
+	// report.batch_id is already in the service's form (read by readDeliveryReport).
+	const ofBatches = (report: RawReport) => !batches || batches.has(report.batch_id);
+	const on = this.getNodeParameter('emit', 'final') as string;
+	if (on === 'statuses') {
+		// Version 1's Chosen Statuses, with its Statuses list: Every Status Change with Only
+		// Statuses, except that none chosen emitted nothing, as it still does.
+		const chosen = this.getNodeParameter('statuses', []) as string[];
+		const filter = { finalOnly: false, statuses: chosen };
+		return (report) => chosen.length > 0 && ofBatches(report) && passes(filter, report.status);
+	}
+	// Version 1 saved Every Status Change as 'all'.
+	const statuses = this.getNodeParameter('options.statuses', []) as string[];
+	const filter = triggerFilter(on === 'final' ? 'final' : 'changes', statuses);
+	return (report) => ofBatches(report) && passes(filter, report.status);
 }
 
 /** The batch ids to keep, in the service's form; undefined keeps every batch. */

@@ -4,11 +4,15 @@
  * nothing; the batches' memory and failure counts stay as they were, since no batch is at fault.
  * Only a failure of some batches while others are read keeps the per-batch 3, 6, 12… reporting.
  */
-import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { NodeApiError } from 'n8n-workflow';
 
-import { concernsAccount, failureKind, UNREADABLE } from '../shared/transport';
-
-type NodeError = NodeApiError | NodeOperationError;
+import {
+	concernsAccount,
+	failureKind,
+	restated,
+	UNREADABLE,
+	type NodeError,
+} from '../shared/transport';
 
 const EVERY_BATCH =
 	"This concerns every watched batch, so the trigger reads none of them and emits nothing until it is put right (the credential's Test button checks the account and the Base URL the same way). The trigger's memory is unchanged: nothing is lost or emitted twice.";
@@ -66,8 +70,8 @@ function httpCodeOf(error: NodeError): string | undefined {
 	return typeof code === 'string' ? code : undefined;
 }
 
+/** The failure said for the whole account, in a new error that keeps its HTTP code and details. */
 function said(error: NodeError, message: string, cause?: string): NodeError {
-	error.message = message;
-	error.description = [cause ?? error.description, EVERY_BATCH].filter(Boolean).join(' ');
-	return error;
+	const description = [cause ?? error.description, EVERY_BATCH].filter(Boolean).join(' ');
+	return restated(error, { message, description });
 }

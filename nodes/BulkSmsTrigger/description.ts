@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { formatOption, statusFilterOption } from '../shared/items';
+import { formatOption, onlyStatusesOption, triggerOnChoice } from '../shared/descriptions';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -30,24 +30,9 @@ export const triggerProperties: INodeProperties[] = [
 		noDataExpression: true,
 		default: 'final',
 		options: [
-			{
-				name: 'Every Status Change',
-				value: 'changes',
-				action: 'On every status change (polls batches)',
-				description: 'One item each time a report changes status, ENROUTE included',
-			},
-			{
-				name: 'Final Statuses Only',
-				value: 'final',
-				action: 'On final statuses (polls batches)',
-				description: 'One item per message when it is delivered or has failed',
-			},
-			{
-				name: 'Batch Finished',
-				value: 'batchFinal',
-				action: 'On batch finished (polls batches)',
-				description: 'One summary item per batch once every message in it has a final status',
-			},
+			triggerOnChoice('changes', 'polls batches'),
+			triggerOnChoice('final', 'polls batches'),
+			triggerOnChoice('batchFinal', 'polls batches'),
 		],
 	},
 	{
@@ -65,11 +50,9 @@ export const triggerProperties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
-			{
-				...statusFilterOption,
-				description:
-					'Emit only reports that reach these statuses. With Batch Finished, the summary still counts every report and lists the reports in these statuses.',
-			},
+			onlyStatusesOption(
+				'With Batch Finished, the summary still counts every report and lists the reports in these statuses.',
+			),
 			formatOption,
 		],
 	},

@@ -4,12 +4,15 @@
 /**
  * n8n's editor with the packed package installed, for a person to try the nodes by hand: the
  * sandbox (or the service in BULKSMS_BASE_URL, see service.ts), a fresh n8n on 127.0.0.1 with an
- * owner account, the credential and both example workflows imported, and the package listed on
- * the Community Nodes page (communityPackage.ts). Prints the addresses and
- * the login; Ctrl-C stops everything.
+ * owner account, the credential and the example workflows imported, the package listed on
+ * the Community Nodes page (communityPackage.ts), and the status callbacks wired (callbacks.ts):
+ * the Bulk SMS Status Trigger's workflow active and the sandbox calling it back, so that a Send
+ * in the editor starts callback executions. Prints the addresses and the login; Ctrl-C stops
+ * everything.
  *
  * Usage: npm run editor [-- --port 5678] [-- --tarball file.tgz]
  */
+import { connectStatusCallbacks, importStatusCallbacks, type StatusCallbacks } from './callbacks';
 import { registerCommunityPackage } from './communityPackage';
 import { packRepo } from './package';
 import { DEFAULT_OWNER, N8nInstance, type N8nServer } from './runtime';
@@ -32,6 +35,22 @@ function untilInterrupted(): Promise<void> {
 		process.once('SIGINT', resolve);
 		process.once('SIGTERM', resolve);
 	});
+}
+
+function printCallbacks(
+	server: N8nServer,
+	callbacks: StatusCallbacks,
+	url: string,
+	service: Service,
+): void {
+	say(
+		`callbacks:  ${server.baseUrl}/workflow/${workflowId(callbacks.workflow)}  (active; its executions list the reports)`,
+	);
+	say(
+		service.sandbox
+			? `            the sandbox calls back ${url}`
+			: `            give your provider this callback URL: ${url}`,
+	);
 }
 
 function printWelcome(server: N8nServer, service: Service): void {
@@ -58,10 +77,14 @@ async function main(): Promise<void> {
 		say(`n8n ${n8n.provisioned.n8nVersion} with ${installed.name}@${installed.version}`);
 		await n8n.importCredential(credential(service.account));
 		await n8n.importWorkflow(EXAMPLES);
+		const callbacks = await importStatusCallbacks(n8n);
 		registerCommunityPackage(n8n, installed);
 		const server = await n8n.startServer({ port });
 		await server.setupOwner();
+		await server.createApiKey('bulk-sms-editor');
+		const url = await connectStatusCallbacks(server, callbacks, service.sandbox);
 		printWelcome(server, service);
+		printCallbacks(server, callbacks, url, service);
 		await untilInterrupted();
 		say('stopping...');
 	} finally {

@@ -29,7 +29,11 @@ export const STATUS_NODE_NAME = 'Get Status';
 export const DONE_NODE_NAME = 'Delivery Reports';
 export const TRIGGER_NODE_NAME = 'Bulk SMS Trigger';
 
-export type ExampleName = 'send-and-track' | 'watch-deliveries' | 'sheet-campaign';
+export type ExampleName =
+	| 'send-and-track'
+	| 'watch-deliveries'
+	| 'sheet-campaign'
+	| 'status-callbacks';
 
 export interface ServiceAccount {
 	baseUrl: string;

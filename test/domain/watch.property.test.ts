@@ -9,12 +9,12 @@ import fc from 'fast-check';
 import {
 	advance,
 	batchesToPoll,
-	type EmitMode,
 	type FailureKind,
 	type StatusReport,
 	type WatchOptions,
 } from '../../nodes/shared/domain/watch';
 import { emptyState, type WatchState } from '../../nodes/shared/domain/watchState';
+import type { TriggerOn } from '../../nodes/shared/domain/reportFilter';
 
 const FINALS = ['DELIVRD', 'UNDELIV', 'REJECTD', 'EXPIRED', 'ACCEPTD', 'DELETED', 'UNKNOWN'];
 const BATCHES = ['1000000000000000001', '9007199254740993'];
@@ -81,7 +81,7 @@ const campaign = fc.record({
 		}),
 		{ minLength: 1, maxLength: 20 },
 	),
-	mode: fc.constantFrom<EmitMode>('changes', 'final'),
+	mode: fc.constantFrom<TriggerOn>('changes', 'final'),
 	emitExisting: fc.boolean(),
 });
 

@@ -1,13 +1,19 @@
-import { ExecuteContext, RoutingNode } from 'n8n-core';
+import { CredentialTestContext, ExecuteContext, RoutingNode } from 'n8n-core';
 import { Workflow, createRunExecutionData } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
+	ICredentialTestFunction,
 	INode,
 	INodeCredentialTestResult,
 	INodeType,
 } from 'n8n-workflow';
 
-import { HarnessNodeTypes, loadPackageCredentialType } from './nodeTypes';
+import {
+	HarnessNodeTypes,
+	loadPackageCredentialType,
+	loadPackageNodeType,
+	PACKAGE_NODE_TYPES,
+} from './nodeTypes';
 import { buildAdditionalData, type EngineOptions } from './workflow';
 
 /**
@@ -24,7 +30,27 @@ import { buildAdditionalData, type EngineOptions } from './workflow';
  * - anything else thrown: the error's message;
  * - it succeeds: "Connection successful!" (the tester's `responseSuccessBody` rules are not
  *   reproduced: this package's credential has none).
+ * A credential without a `test` is tested by the function a node names in `testedBy`, given
+ * n8n-core's CredentialTestContext and the credential's data, as the tester does.
  */
+/**
+ * A credential without a request `test` is tested by a node that names it with `testedBy`
+ * (the tester's getCredentialTestFunction): that node's methods.credentialTest function.
+ */
+function functionTest(typeName: string): ICredentialTestFunction | undefined {
+	for (const nodeTypeName of PACKAGE_NODE_TYPES) {
+		const loaded = loadPackageNodeType(nodeTypeName);
+		if (!loaded || 'nodeVersions' in loaded) continue; // the package has no versioned class
+		const nodeType: INodeType = loaded;
+		for (const { name, testedBy } of nodeType.description.credentials ?? []) {
+			if (name === typeName && typeof testedBy === 'string') {
+				return nodeType.methods?.credentialTest?.[testedBy];
+			}
+		}
+	}
+	return undefined;
+}
+
 export async function testCredential(
 	typeName: string,
 	data: ICredentialDataDecryptedObject,
@@ -34,8 +60,17 @@ export async function testCredential(
 		options.credentialTypes?.find((t) => t.name === typeName) ??
 		loadPackageCredentialType(typeName);
 	if (!type) throw new Error(`harness: unknown credential type "${typeName}"`);
-	if (!type.test)
-		return { status: 'Error', message: 'No testing function found for this credential.' };
+	if (!type.test) {
+		const test = functionTest(typeName);
+		if (!test)
+			return { status: 'Error', message: 'No testing function found for this credential.' };
+		return await test.call(new CredentialTestContext(), {
+			id: 'harness-test',
+			name: 'harness test',
+			type: typeName,
+			data,
+		});
+	}
 	const testRequest = type.test;
 
 	const noOp: INodeType = {

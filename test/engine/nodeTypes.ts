@@ -78,6 +78,7 @@ export const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
 export const SET_ITEMS = 'harness.setItems';
 export const BULK_SMS = `${PACKAGE_NAME}.bulkSms`;
 export const BULK_SMS_TRIGGER = `${PACKAGE_NAME}.bulkSmsTrigger`;
+export const BULK_SMS_STATUS_TRIGGER = `${PACKAGE_NAME}.bulkSmsStatusTrigger`;
 
 /** Loads `export class <className>` from a TypeScript source file if it exists yet. */
 function loadClass<T>(relativePath: string, className: string): T | undefined {
@@ -98,9 +99,20 @@ function loadClass<T>(relativePath: string, className: string): T | undefined {
 const PACKAGE_NODE_SOURCES: Record<string, [string, string]> = {
 	[BULK_SMS]: ['nodes/BulkSms/BulkSms.node.ts', 'BulkSms'],
 	[BULK_SMS_TRIGGER]: ['nodes/BulkSmsTrigger/BulkSmsTrigger.node.ts', 'BulkSmsTrigger'],
+	[BULK_SMS_STATUS_TRIGGER]: [
+		'nodes/BulkSmsStatusTrigger/BulkSmsStatusTrigger.node.ts',
+		'BulkSmsStatusTrigger',
+	],
 };
+/** The package's node type names. */
+export const PACKAGE_NODE_TYPES = Object.keys(PACKAGE_NODE_SOURCES);
 const PACKAGE_CREDENTIAL_SOURCES: Record<string, [string, string]> = {
 	bulkSmsApi: ['credentials/BulkSmsApi.credentials.ts', 'BulkSmsApi'],
+	bulkSmsCallbackApi: ['credentials/BulkSmsCallbackApi.credentials.ts', 'BulkSmsCallbackApi'],
+	bulkSmsCallbackBasicAuthApi: [
+		'credentials/BulkSmsCallbackBasicAuthApi.credentials.ts',
+		'BulkSmsCallbackBasicAuthApi',
+	],
 };
 
 export function loadPackageNodeType(typeName: string): AnyNodeType | undefined {

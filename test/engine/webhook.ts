@@ -22,16 +22,23 @@
  * - the request as n8n hands it over: rawBody (the bytes, read for every body n8n does not
  *   treat as multipart), `body` parsed by Content-Type (JSON with n8n's lossy parse, forms; XML
  *   left unparsed here since the node reads rawBody), `query`, `params`, `contentType`;
+ * - activation (webhook.service.ts createWebhookIfNotExists): before it listens, the node's
+ *   webhookMethods checkExists (and create when that says false) run through n8n-core's
+ *   HookContext; a throw there refuses the activation, so startWebhookServer rejects with it;
+ *   `runWebhookSetup` runs the same for "Test this trigger" (mode 'manual');
  * - the answer: what the node wrote itself (noWebhookResponse), else for workflowData the
- *   onReceived answer 200 {"message":"Workflow was started"}, else webhookResponse as JSON; a
- *   throw is answered 500, as n8n's "Error in workflow".
+ *   onReceived answer of webhook-helpers.ts (extractWebhookOnReceivedResponse): the
+ *   description's responseData ('firstEntryJson' when it has none) sent as it is when it is
+ *   truthy, none for 'noData', else the node's webhookResponse, else {"message":"Workflow was
+ *   started"}; without workflowData, webhookResponse as JSON; a throw is answered 500, as
+ *   n8n's "Error in workflow".
  * A JSON body that does not parse is answered 422, as n8n's body parser does, before the node.
  * What the trigger node output in each execution a call started is kept, for `executions()`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { WebhookContext, WorkflowExecute } from 'n8n-core';
+import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import { createRunExecutionData, deepCopy } from 'n8n-workflow';
 import type {
 	IDataObject,
@@ -40,6 +47,8 @@ import type {
 	IWebhookData,
 	IWebhookDescription,
 	IWebhookResponseData,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 import { buildAdditionalData, buildWorkflow, type EngineOptions } from './workflow';
@@ -64,6 +73,7 @@ export interface WebhookServer {
 
 export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServer> {
 	const staticData = spec.staticData ?? {};
+	await runWebhookSetup({ ...spec, staticData }, 'trigger', 'activate');
 	const executions: INodeExecutionData[][] = [];
 	const server: Server = createServer((req, res) => {
 		handle({ ...spec, staticData }, req, res).then(
@@ -85,6 +95,36 @@ export async function startWebhookServer(spec: WebhookSpec): Promise<WebhookServ
 			return new Promise((resolve) => server.close(() => resolve()));
 		},
 	};
+}
+
+/**
+ * What n8n runs when a webhook is registered (webhook.service.ts runWebhookMethod): the node's
+ * webhookMethods for its first webhook, checkExists then create when it says false, each with
+ * a HookContext. Mode 'trigger' is an activation, 'manual' the editor's "Test this trigger".
+ */
+export async function runWebhookSetup(
+	spec: WebhookSpec,
+	mode: WorkflowExecuteMode,
+	activation: WorkflowActivateMode,
+): Promise<void> {
+	const description = webhookDescriptions(spec)[0];
+	const workflow = buildWorkflow({ ...spec, nodes: [spec.node], connections: {} });
+	const node = workflow.getNode(spec.node.name) as INode;
+	const type = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+	const methods = type.webhookMethods?.[description.name];
+	if (!methods) return;
+	const additionalData = buildAdditionalData(workflow, spec, mode);
+	const webhookData: IWebhookData = {
+		httpMethod: description.httpMethod as IWebhookData['httpMethod'],
+		node: node.name,
+		path: `${spec.node.webhookId}/${description.path}`,
+		webhookDescription: description,
+		workflowId: workflow.id,
+		workflowExecuteAdditionalData: additionalData,
+	};
+	const context = () =>
+		new HookContext(workflow, node, additionalData, mode, activation, webhookData);
+	if (!(await methods.checkExists.call(context()))) await methods.create.call(context());
 }
 
 function webhookDescriptions(spec: WebhookSpec): IWebhookDescription[] {
@@ -163,7 +203,7 @@ async function handle(
 	}
 	// live-webhooks.ts saves the static data (when changed) before the answer goes out.
 	if (workflow.staticData.__dataChanged === true) store(spec.staticData, workflow.staticData);
-	answer(result, res);
+	answer(result, description, res);
 	return items;
 }
 
@@ -207,13 +247,30 @@ async function execute(
 	return task?.data?.main?.[0] ?? [];
 }
 
-function answer(result: IWebhookResponseData, res: ServerResponse): void {
+function answer(
+	result: IWebhookResponseData,
+	description: IWebhookDescription,
+	res: ServerResponse,
+): void {
 	if (result.noWebhookResponse) return;
 	const body = result.workflowData
-		? { message: 'Workflow was started' }
+		? onReceivedBody(result, description.responseData ?? 'firstEntryJson')
 		: (result.webhookResponse ?? { message: 'Webhook call received' });
-	res.writeHead(200, { 'Content-Type': 'application/json' });
-	res.end(JSON.stringify(body));
+	if (body === undefined) {
+		res.writeHead(200).end();
+	} else if (typeof body === 'string') {
+		// express's res.send of a string, as sendSuccessResponse does.
+		res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
+	} else {
+		res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+	}
+}
+
+/** n8n's extractWebhookOnReceivedResponse, for a responseData that holds no expression. */
+function onReceivedBody(result: IWebhookResponseData, responseData: unknown): unknown {
+	if (responseData === 'noData') return undefined;
+	if (responseData) return responseData;
+	return result.webhookResponse ?? { message: 'Workflow was started' };
 }
 
 /** Gives the request what n8n's body parser and express add to it; false when it does not parse. */

@@ -5,58 +5,90 @@
 /** What the status trigger tests share: the node as a workflow would hold it, behind n8n's webhook path. */
 import * as path from 'node:path';
 
-import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeParameters,
+} from 'n8n-workflow';
 
 import { BulkSmsStatusTrigger } from '../../nodes/BulkSmsStatusTrigger/BulkSmsStatusTrigger.node';
 import { PACKAGE_NAME } from '../engine/harness';
-import { startWebhookServer, type WebhookServer } from '../engine/webhook';
+import { startWebhookServer, type WebhookServer, type WebhookSpec } from '../engine/webhook';
 
 export const STATUS_TRIGGER = `${PACKAGE_NAME}.bulkSmsStatusTrigger`;
 export const SECRET = 'c2f1e0d3b4a5968778695a4b3c2d1e0f';
 export const WEBHOOK_ID = '5b1f7c9e-0d1a-4c57-9a53-6f2f0e6a1b2c';
 
-export function triggerNode(parameters: INodeParameters = {}, withCredential = false): INode {
+/** The node's versions: 1 keeps the secret in node parameters, 1.1 in a credential. */
+export const LEGACY_VERSION = 1;
+export const CURRENT_VERSION = 1.1;
+
+/**
+ * The node as a workflow holds it. Parameters at their defaults are left out, as n8n saves
+ * them; credential references are attached by the engine kit for the credentials a test gives.
+ */
+export function triggerNode(
+	parameters: INodeParameters = {},
+	typeVersion: number = CURRENT_VERSION,
+): INode {
 	return {
 		id: 'status-trigger',
 		name: 'Bulk SMS Status Trigger',
 		type: STATUS_TRIGGER,
-		typeVersion: 1,
+		typeVersion,
 		position: [0, 0],
 		webhookId: WEBHOOK_ID,
-		parameters: { authentication: 'token', secret: SECRET, ...parameters },
-		...(withCredential
-			? { credentials: { bulkSmsApi: { id: 'harness-bulkSmsApi', name: 'Bulk SMS' } } }
-			: {}),
+		parameters,
 	};
 }
 
 export interface TriggerOptions {
 	parameters?: INodeParameters;
-	/** The credential's time zone; no credential at all when undefined. */
+	/** The node's version; CURRENT_VERSION unless told. */
+	typeVersion?: number;
+	/**
+	 * Credential data by type. Default: the callback secret credential holding SECRET (with
+	 * version 1, none: its secret is in the parameters).
+	 */
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	/** The Bulk SMS credential's time zone; no such credential when undefined. */
 	timeZone?: string;
 	staticData?: IDataObject;
 	port?: number;
 }
 
+/** The Bulk SMS Callback API credential holding SECRET. */
+export const CALLBACK_SECRET = { bulkSmsCallbackApi: { secret: SECRET } };
+
 export async function startTrigger(options: TriggerOptions = {}): Promise<WebhookServer> {
-	const { timeZone } = options;
-	return await startWebhookServer({
-		node: triggerNode(options.parameters, timeZone !== undefined),
+	return await startWebhookServer(triggerSpec(options));
+}
+
+/** What startTrigger gives the engine kit, for tests that drive the node themselves. */
+export function triggerSpec(options: TriggerOptions = {}): WebhookSpec {
+	const { timeZone, typeVersion = CURRENT_VERSION } = options;
+	const legacy = typeVersion === LEGACY_VERSION;
+	const parameters = legacy ? { secret: SECRET, ...options.parameters } : options.parameters;
+	return {
+		node: triggerNode(parameters, typeVersion),
 		nodeTypes: { [STATUS_TRIGGER]: new BulkSmsStatusTrigger() },
 		staticData: options.staticData,
 		port: options.port,
-		credentials:
-			timeZone === undefined
-				? {}
-				: {
-						bulkSmsApi: {
-							baseUrl: 'http://127.0.0.1:8555',
-							username: 'demo',
-							password: 'demo-password',
-							timeZone,
-						},
-					},
-	});
+		credentials: {
+			...(options.credentials ?? (legacy ? {} : CALLBACK_SECRET)),
+			...(timeZone === undefined ? {} : { bulkSmsApi: serviceCredential(timeZone) }),
+		},
+	};
+}
+
+function serviceCredential(timeZone: string): ICredentialDataDecryptedObject {
+	return {
+		baseUrl: 'http://127.0.0.1:8555',
+		username: 'demo',
+		password: 'demo-password',
+		timeZone,
+	};
 }
 
 export interface Posted {

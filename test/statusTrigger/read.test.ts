@@ -42,7 +42,7 @@ describe('reads', () => {
 		['query parameters (GET, no body)', '', Object.fromEntries(new URLSearchParams(form)), 1],
 	])('%s', (_name, body, query, count) => {
 		const reading = readCallback({ body, query });
-		if (!('reports' in reading)) throw new Error(reading.problem);
+		if (!('reports' in reading)) throw new Error(JSON.stringify(reading));
 		expect(reading.reports).toHaveLength(count);
 		expect(reading.reports[0]).toMatchObject(DELIVERED);
 		// The date is read once, whatever its spelling, to the same wall time.

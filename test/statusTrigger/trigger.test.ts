@@ -14,6 +14,7 @@ import {
 	SESSION,
 	startTrigger,
 	xmlReport,
+	type TriggerOptions,
 } from './helpers';
 
 let server: WebhookServer;
@@ -21,44 +22,71 @@ afterEach(() => server?.stop());
 
 const emitted = () => server.executions().map((items) => items.map((i) => i.json));
 
+/** The one answer a caller gets when it did not prove itself, whatever the method or reason. */
+const UNAUTHENTICATED = {
+	error: 'Not authenticated: this callback URL takes only callbacks that carry its secret',
+};
+
+const basic = (user: string, pw: string) => ({
+	token: null,
+	headers: { Authorization: `Basic ${Buffer.from(`${user}:${pw}`).toString('base64')}` },
+});
+
 describe('secure by default', () => {
-	it.each<[string, string | null, RegExp]>([
-		['without a token', null, /no \?token=/],
-		['with a wrong token', 'guess', /wrong token/],
-		['with the secret in another case', SECRET.toUpperCase(), /wrong token/],
-	])('refuses a callback %s with 401, starting nothing', async (_name, token, reason) => {
-		server = await startTrigger();
-		const res = await post(server, jsonReport(), 'application/json', { token });
-		expect(res.status).toBe(401);
-		expect(JSON.parse(res.body).error).toMatch(reason);
-		expect(server.executions()).toEqual([]);
-	});
+	it.each<[string, string | null, string]>([
+		['without a token', null, 'no ?token= in the callback URL'],
+		['with a wrong token', 'guess', 'wrong token'],
+		['with the secret in another case', SECRET.toUpperCase(), 'wrong token'],
+	])(
+		'refuses a callback %s with the one generic 401, the reason in the log only',
+		async (_name, token, reason) => {
+			const warnings = captureWarnings();
+			try {
+				server = await startTrigger();
+				const res = await post(server, jsonReport(), 'application/json', { token });
+				expect([res.status, JSON.parse(res.body)]).toEqual([401, UNAUTHENTICATED]);
+				expect(warnings.lines).toEqual([`Bulk SMS Status Trigger refused a callback: ${reason}`]);
+				expect(server.executions()).toEqual([]);
+			} finally {
+				warnings.restore();
+			}
+		},
+	);
 
-	it('refuses every callback while no secret is set, rather than accepting them all', async () => {
-		server = await startTrigger({ parameters: { secret: '' } });
-		const res = await post(server, jsonReport(), 'application/json', { token: '' });
-		expect([res.status, JSON.parse(res.body).error]).toEqual([
-			401,
-			'the trigger has no secret set',
-		]);
-	});
-
-	it('with Basic Auth, takes the right user and password and refuses others', async () => {
+	it('with Basic Auth, takes the right user and password and refuses others alike', async () => {
 		server = await startTrigger({
-			parameters: { authentication: 'basicAuth', username: 'sms', password: 'p:w' },
-		});
-		const basic = (user: string, pw: string) => ({
-			token: null,
-			headers: { Authorization: `Basic ${Buffer.from(`${user}:${pw}`).toString('base64')}` },
+			parameters: { authentication: 'basicAuthCredential' },
+			credentials: { bulkSmsCallbackBasicAuthApi: { user: 'sms', password: 'p:w' } },
 		});
 		const wrong = await post(server, jsonReport(), 'application/json', basic('sms', 'nope'));
-		expect(wrong.status).toBe(401);
-		expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
 		const none = await post(server, jsonReport(), 'application/json', { token: null });
-		expect(JSON.parse(none.body).error).toBe('HTTP Basic credentials are required');
+		const token = await post(server, jsonReport(), 'application/json', { token: 'p:w' });
+		for (const refused of [wrong, none, token]) {
+			expect([refused.status, JSON.parse(refused.body)]).toEqual([401, UNAUTHENTICATED]);
+			expect(refused.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
+		}
 		const right = await post(server, jsonReport(), 'application/json', basic('sms', 'p:w'));
 		expect(right.status).toBe(200);
 		expect(server.executions()).toHaveLength(1);
+	});
+
+	it('answers 401 alike whatever the method, so that a caller learns nothing of the setup', async () => {
+		const answers: string[] = [];
+		for (const options of [
+			{},
+			{ typeVersion: 1 },
+			{
+				parameters: { authentication: 'basicAuthCredential' },
+				credentials: { bulkSmsCallbackBasicAuthApi: { user: 'sms', password: SECRET } },
+			},
+			{ typeVersion: 1, parameters: { authentication: 'basicAuth', username: 'u', password: 'p' } },
+		]) {
+			server = await startTrigger(options);
+			const res = await post(server, jsonReport(), 'application/json', { token: 'guess' });
+			answers.push(`${res.status} ${res.headers.get('www-authenticate')} ${res.body}`);
+			await server.stop();
+		}
+		expect(new Set(answers).size).toBe(1);
 	});
 
 	it('never logs the secret or the body of what it refuses', async () => {
@@ -98,7 +126,11 @@ describe('reads and emits', () => {
 		server = await startTrigger({ timeZone: 'Europe/Paris' });
 		const body = `{"reports":[${jsonReport()},${jsonReport({ msisdn: '447700900006', status: 'UNDELIV', gateway_session_id: '18014398509481987' })}]}`;
 		const res = await post(server, body);
-		expect([res.status, JSON.parse(res.body)]).toEqual([200, { message: 'Workflow was started' }]);
+		// What became of the reports, for a person reading the provider's delivery log.
+		expect([res.status, JSON.parse(res.body)]).toEqual([
+			200,
+			{ received: 2, repeated: 0, late: 0, emitted: 2 },
+		]);
 		expect(emitted()).toEqual([
 			[
 				{
@@ -187,14 +219,18 @@ describe('repeats and filters', () => {
 		expect(emitted()).toEqual([[expect.objectContaining({ status: 'DELIVRD' })]]);
 	});
 
-	it('emits chosen statuses of chosen batches only', async () => {
-		server = await startTrigger({
-			parameters: {
-				emit: 'statuses',
-				statuses: ['UNDELIV', 'ENROUTE'],
-				batchIds: `00${BATCH}, 42`,
-			},
-		});
+	it.each<[string, Partial<TriggerOptions>]>([
+		[
+			'Every Status Change with Only Statuses',
+			{ parameters: { emit: 'changes', options: { statuses: ['UNDELIV', 'ENROUTE'] } } },
+		],
+		[
+			"version 1's Chosen Statuses",
+			{ parameters: { emit: 'statuses', statuses: ['UNDELIV', 'ENROUTE'] }, typeVersion: 1 },
+		],
+	])('emits chosen statuses of chosen batches only (%s)', async (_, options) => {
+		const parameters = { ...options.parameters, batchIds: `00${BATCH}, 42` };
+		server = await startTrigger({ ...options, parameters });
 		const body = `[${[
 			jsonReport({ status: 'ENROUTE', delivery_date: '' }),
 			jsonReport({ status: 'UNDELIV', gateway_session_id: '18014398509481987' }),
@@ -208,8 +244,25 @@ describe('repeats and filters', () => {
 		]);
 	});
 
+	it("with version 1's Chosen Statuses and none chosen, emits nothing, as it did", async () => {
+		server = await startTrigger({ parameters: { emit: 'statuses' }, typeVersion: 1 });
+		await post(server, jsonReport({ status: 'DELIVRD' }));
+		expect(emitted()).toEqual([]);
+	});
+
+	it('with Final Statuses Only and Only Statuses, emits the final ones chosen', async () => {
+		server = await startTrigger({ parameters: { options: { statuses: ['ENROUTE', 'UNDELIV'] } } });
+		const body = `[${[
+			jsonReport({ status: 'ENROUTE', delivery_date: '' }),
+			jsonReport({ status: 'DELIVRD', gateway_session_id: '18014398509481989' }),
+			jsonReport({ status: 'UNDELIV', gateway_session_id: '18014398509481987' }),
+		].join(',')}]`;
+		await post(server, body);
+		expect(emitted()[0].map((r) => r.status)).toEqual(['UNDELIV']);
+	});
+
 	it('with every status change, emits ENROUTE too', async () => {
-		server = await startTrigger({ parameters: { emit: 'all' } });
+		server = await startTrigger({ parameters: { emit: 'changes' } });
 		await post(server, jsonReport({ status: 'ENROUTE', delivery_date: '' }));
 		expect(emitted()).toEqual([
 			[expect.objectContaining({ status: 'ENROUTE', delivery_date: null })],

@@ -3,14 +3,12 @@
  * message and class, for a send and for a read, and no secret in any of its texts.
  */
 import type { INode } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import {
 	badBaseUrl,
-	blankedReason,
-	concernsAccount,
-	failureKind,
 	networkFailure,
+	restated,
 	SendOutcomeUnknownError,
 	statusFailure,
 	tooLarge,
@@ -18,6 +16,8 @@ import {
 	unreadableAnswer,
 	type Reporter,
 } from '../../nodes/shared/transport/errors';
+import { blankedReason } from '../../nodes/shared/transport/excerpts';
+import { concernsAccount, failureKind } from '../../nodes/shared/transport/failureKinds';
 import { secretsOf } from '../../nodes/shared/transport/secrets';
 
 const node: INode = {
@@ -249,5 +249,50 @@ describe('failures that concern the account, not a batch', () => {
 		}
 		expect(failureKind(statusFailure(READ, { statusCode: 500, body: '' }))).toBe('HTTP 500');
 		expect(failureKind(networkFailure(READ, 'ECONNRESET'))).toBe('network ECONNRESET');
+	});
+});
+
+describe('restated: a failure said again where it stops a node', () => {
+	it('is a new error of the same class, HTTP code, details and item; the cause is left as made', () => {
+		const cause = networkFailure({ ...SEND, itemIndex: 3 }, 'ECONNRESET');
+		const before = {
+			message: cause.message,
+			description: cause.description,
+			context: { ...cause.context },
+		};
+		const said = restated(cause, {
+			description: `${cause.description} And the run's account.`,
+			context: { items: [{ item: 3 }] },
+		});
+		expect(said).not.toBe(cause);
+		expect(said).toBeInstanceOf(SendOutcomeUnknownError);
+		expect(said.message).toBe(cause.message);
+		expect(said.description).toBe(`${before.description} And the run's account.`);
+		expect(said.context).toEqual({ itemIndex: 3, items: [{ item: 3 }] });
+		expect(said.errorResponse).toEqual(cause.errorResponse);
+		expect({
+			message: cause.message,
+			description: cause.description,
+			context: cause.context,
+		}).toEqual(before);
+		const refused = restated(statusFailure(READ, { statusCode: 403, body: '' }), {
+			message: 'Account',
+		});
+		expect([refused.message, refused.httpCode, concernsAccount(refused)]).toEqual([
+			'Account',
+			'403',
+			true,
+		]);
+	});
+
+	it('keeps a NodeOperationError one, with its item', () => {
+		const cause = badBaseUrl(node, 'ftp://x', secrets, 2);
+		const said = restated(cause, { message: 'Said again' });
+		expect(said).toBeInstanceOf(NodeOperationError);
+		expect([said.message, said.description, said.context.itemIndex]).toEqual([
+			'Said again',
+			cause.description,
+			2,
+		]);
 	});
 });

@@ -2,12 +2,27 @@
  * Turns a parsed body (JSON or XML, see body.ts) into typed values. XML gives every field as
  * text and JSON gives numbers and booleans, so each reader accepts both spellings.
  */
-import { batchIdDigits, BATCH_ID_MAX_DIGITS, idDigits, type IdFault } from './batchId';
 import { readBody } from './body';
 import { BodyError } from './bodyError';
 import { readWallTime } from './dates';
+import {
+	FieldProblem,
+	isAbsent,
+	kind,
+	readBatchIdField,
+	readBoolean,
+	readCode,
+	readCount,
+	readDigitsText,
+	readIdField,
+	readInteger,
+	readNumber,
+	readText,
+	record,
+	required,
+} from './fieldReaders';
 import type { WallTime } from './wallClock';
-import { attempt, isRecord } from './values';
+import { attempt, excerpt, isRecord } from './values';
 
 /** The body parsed but does not have the shape the interface describes. */
 export class ResponseShapeError extends Error {
@@ -61,7 +76,8 @@ function parsedAs(body: string, xmlRoot: string): unknown {
 	const parsed = read.value;
 	// Another document (<error>, <html>) must not pass for an empty answer.
 	if (parsed.root !== undefined && parsed.root !== xmlRoot) {
-		throw new ResponseShapeError(`the XML root is <${parsed.root}>, not <${xmlRoot}>`);
+		// The name is the answer's own text: only its start is shown.
+		throw new ResponseShapeError(`the XML root is <${excerpt(parsed.root)}>, not <${xmlRoot}>`);
 	}
 	return parsed.data;
 }
@@ -170,150 +186,8 @@ function reportFields(item: unknown): RawReport {
 	};
 }
 
-// ---------------------------------------------------------------- field readers
-
-/**
- * A field that is not as the interface says. The readers name only the field; where it sits
- * (which report, which answer) is worded by the caller, and only when reading fails.
- */
-class FieldProblem extends Error {
-	constructor(
-		readonly field: string | undefined,
-		/** Follows the location: ' is missing', ': expected ...'. */
-		readonly detail: string,
-	) {
-		super(detail);
-		this.name = 'FieldProblem';
-	}
-}
-
+/** A field reader's problem, said with where the field sits (which report, which answer). */
 function located(thrown: unknown, where: (field: string | undefined) => string): unknown {
 	if (!(thrown instanceof FieldProblem)) return thrown;
 	return new ResponseShapeError(`${where(thrown.field)}${thrown.detail}`);
-}
-
-function isAbsent(value: unknown): boolean {
-	return value === undefined || value === null;
-}
-
-function record(value: unknown): Record<string, unknown> {
-	if (isRecord(value)) return value;
-	throw new FieldProblem(undefined, `: expected an object, got ${kind(value)}`);
-}
-
-function required(body: Record<string, unknown>, field: string): unknown {
-	const value = body[field];
-	if (isAbsent(value)) throw new FieldProblem(field, ' is missing');
-	return value;
-}
-
-function readBoolean(value: unknown, field: string): boolean {
-	if (typeof value === 'boolean') return value;
-	if (typeof value === 'string') {
-		const word = value.trim().toLowerCase();
-		if (word === 'true') return true;
-		if (word === 'false') return false;
-	}
-	throw new FieldProblem(field, `: expected true or false, got ${kind(value)}`);
-}
-
-function readCount(value: unknown, field: string): number {
-	const count = readInteger(value, field);
-	if (count < 0) throw new FieldProblem(field, ': expected a count, got a negative number');
-	return count;
-}
-
-/**
- * Counts and network ids written as text (XML) are short; a longer text is not one of them,
- * and is never given to a regular expression, which could run out of stack on megabytes.
- */
-const MAX_NUMBER_TEXT = 64;
-
-/** remaining_credits: an integer per the interface, but a fractional balance is still a balance. */
-function readNumber(value: unknown, field: string): number {
-	const number =
-		typeof value === 'string' &&
-		value.length <= MAX_NUMBER_TEXT &&
-		/^\s*-?\d+(\.\d+)?\s*$/.test(value)
-			? Number(value)
-			: value;
-	if (typeof number === 'number' && Number.isFinite(number)) return number;
-	throw new FieldProblem(field, `: expected a number, got ${kind(value)}`);
-}
-
-function readInteger(value: unknown, field: string): number {
-	if (isAbsent(value)) throw new FieldProblem(field, ' is missing');
-	const number =
-		typeof value === 'string' && value.length <= MAX_NUMBER_TEXT && /^\s*-?\d+\s*$/.test(value)
-			? Number(value)
-			: value;
-	if (typeof number === 'number' && Number.isSafeInteger(number)) return number;
-	throw new FieldProblem(field, `: expected an integer, got ${kind(value)}`);
-}
-
-/** batch_id, by the same reader as a batch id a user gives: the service's form, 19 digits. */
-function readBatchIdField(value: unknown, field: string): string {
-	const read = batchIdDigits(value);
-	if (typeof read === 'string') return read;
-	throw idProblem(read, value, field);
-}
-
-/** gateway_session_id: digits exactly as written, of any length. */
-function readIdField(value: unknown, field: string): string {
-	const read = idDigits(value);
-	if (typeof read === 'string') return read;
-	throw idProblem(read, value, field);
-}
-
-function idProblem(read: IdFault, value: unknown, field: string): FieldProblem {
-	switch (read.fault) {
-		case 'missing':
-			return new FieldProblem(field, ' is missing');
-		case 'rounded':
-			return new FieldProblem(
-				field,
-				': the id was already rounded (beyond 2^53); parse the body losslessly',
-			);
-		case 'too long':
-			return new FieldProblem(
-				field,
-				`: expected at most ${BATCH_ID_MAX_DIGITS} digits, got ${read.digits}`,
-			);
-		default:
-			return new FieldProblem(field, `: expected an id made of digits, got ${kind(value)}`);
-	}
-}
-
-/** An MSISDN is text: `007` keeps its zeros. A JSON number is accepted only when exact. */
-function readDigitsText(value: unknown, field: string): string {
-	if (typeof value === 'string') {
-		const text = value.trim();
-		if (text !== '') return text;
-	} else if (typeof value === 'number' && Number.isSafeInteger(value)) {
-		return String(value);
-	} else if (isAbsent(value)) {
-		throw new FieldProblem(field, ' is missing');
-	}
-	throw new FieldProblem(field, `: expected a phone number, got ${kind(value)}`);
-}
-
-function readCode(value: unknown, field: string): string {
-	if (isAbsent(value)) throw new FieldProblem(field, ' is missing');
-	const code = readText(value, field);
-	if (code === '') throw new FieldProblem(field, ' is empty');
-	return code;
-}
-
-function readText(value: unknown, field: string): string {
-	if (typeof value === 'string') return value.trim();
-	throw new FieldProblem(field, `: expected text, got ${kind(value)}`);
-}
-
-/** Describes a wrong value by its kind only: bodies may hold personal data. */
-function kind(value: unknown): string {
-	if (value === null) return 'null';
-	if (Array.isArray(value)) return 'a list';
-	if (typeof value === 'string') return value.trim() === '' ? 'empty text' : 'text';
-	if (typeof value === 'number') return Number.isInteger(value) ? 'a number' : 'a fraction';
-	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

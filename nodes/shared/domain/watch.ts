@@ -3,11 +3,10 @@
  * fetched → what to emit + the new state. No n8n imports; the node only fetches and stores.
  * The state and why it looks as it does: watchState.ts; its compact encoding: watchCodec.ts.
  */
+import { passes, triggerFilter, type TriggerOn } from './reportFilter';
 import { isFinal } from './status';
 import { HANDLED, Known, type BatchState } from './watchCodec';
 import { emptyState, type WatchState } from './watchState';
-
-export type EmitMode = 'changes' | 'final' | 'batchFinal';
 
 /** What change detection needs of a report; RawReport and DeliveryReport both fit. */
 export interface StatusReport {
@@ -16,7 +15,7 @@ export interface StatusReport {
 }
 
 export interface WatchOptions {
-	mode: EmitMode;
+	mode: TriggerOn;
 	/** Emit only reports now in one of these statuses; empty emits all. */
 	statuses: readonly string[];
 	/**
@@ -226,8 +225,7 @@ function allFinal(reports: readonly StatusReport[]): boolean {
 
 /** Whether a report in this status is emitted under these options (also what the sample shows). */
 export function wanted(status: string, options: WatchOptions): boolean {
-	if (options.mode === 'final' && !isFinal(status)) return false;
-	return options.statuses.length === 0 || options.statuses.includes(status);
+	return passes(triggerFilter(options.mode, options.statuses), status);
 }
 
 /**

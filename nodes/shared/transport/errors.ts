@@ -7,6 +7,8 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { describeDuration, describeSize } from './limits';
 import { redirectTarget } from './redirect';
+import { excerpt } from './excerpts';
+import { answerKind, isPage, mayHaveBeenTaken, neverSent, type AnswerKind } from './failureKinds';
 import { blankSecrets, withoutUserinfo } from './secrets';
 
 /**
@@ -43,17 +45,8 @@ interface Wording {
 
 const UNKNOWN_OUTCOME =
 	'The service may or may not have accepted the batch, so it was not sent again. Check your message log or the service before resending these destinations.';
-const BASE_URL_HINT = 'the Base URL must be the Bulk SMS service address, without /api/sms';
 
-/**
- * 429 and 503 are answered before any work; 4xx refuse the request; 301, 307 and 308 say the
- * request belongs elsewhere. 2xx, other 5xx, and 302 and 303 may come after the work: a 303
- * may answer a request carried out ("post, redirect, get"), and frameworks send 302 for it.
- */
-function mayHaveBeenTaken(status: number): boolean {
-	if (status >= 500) return status !== 503;
-	return (status >= 200 && status < 300) || status === 302 || status === 303;
-}
+const BASE_URL_HINT = 'the Base URL must be the Bulk SMS service address, without /api/sms';
 
 /** The one place an error leaves the transport: every text blanked, the right class chosen. */
 function failure(
@@ -78,17 +71,29 @@ function failure(
 	});
 }
 
-/** What a body is at a glance: the service answers JSON or XML; a web server, a page or text. */
-export type AnswerKind = 'json' | 'xml' | 'html' | 'text' | 'empty';
-
-export function answerKind(body: string): AnswerKind {
-	let at = 0;
-	while (at < body.length && /\s/.test(body[at])) at++;
-	const start = body.slice(at, at + 16).toLowerCase();
-	if (start === '') return 'empty';
-	if (start[0] === '{' || start[0] === '[') return 'json';
-	if (start.startsWith('<!doctype html') || start.startsWith('<html')) return 'html';
-	return start[0] === '<' ? 'xml' : 'text';
+/**
+ * A failure said again where it stops a node, with what only the node knows (which batch, what
+ * became of the run, that the account is at fault): a new error of the same class, with the
+ * same HTTP code, details and item, built once with all it carries. The error the transport
+ * made is never changed after the fact.
+ */
+export function restated<E extends NodeApiError | NodeOperationError>(
+	cause: E,
+	said: { message?: string; description?: string; context?: IDataObject },
+): E {
+	const message = said.message ?? cause.message;
+	const description = said.description ?? cause.description ?? undefined;
+	const itemIndex = cause.context.itemIndex as number | undefined;
+	const error =
+		cause instanceof NodeApiError
+			? new (cause.constructor as typeof NodeApiError)(
+					cause.node,
+					(cause.errorResponse ?? {}) as JsonObject,
+					{ message, description, httpCode: cause.httpCode ?? undefined, itemIndex },
+				)
+			: new NodeOperationError(cause.node, message, { description, itemIndex });
+	Object.assign(error.context, said.context);
+	return error as E;
 }
 
 /** A non-2xx answer, after any retries. */
@@ -173,11 +178,6 @@ function notFoundWording(r: Reporter, kind: AnswerKind): Wording {
 	};
 }
 
-/** An HTML page or plain text: what a web server answers, never the service (JSON or XML). */
-function isPage(kind: AnswerKind): boolean {
-	return kind === 'html' || kind === 'text';
-}
-
 export const UNREADABLE = "The service's answer could not be read: ";
 
 /** A 2xx (or an error status) whose body the reader could not make sense of. */
@@ -230,53 +230,6 @@ export function tooLarge(r: Reporter, statusCode: number, maxBytes: number): Nod
 	);
 }
 
-/**
- * Failures before a connection carried the request: no address, no route, refused, or a TLS
- * handshake that failed. A send that met one of these was certainly not taken.
- */
-function neverSent(code: string | undefined): boolean {
-	if (code === undefined) return false;
-	return (
-		['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code) ||
-		/CERT|TLS|SSL/.test(code)
-	);
-}
-
-/**
- * Whether a failure concerns the account or its address rather than one batch: the credentials
- * refused (401, 403), nothing reached (refused, unknown host, no route, TLS), or a web page or
- * text where the service's path should be (a 404 or 405, or a 2xx that is not JSON or XML).
- * A 404 in JSON or XML is the service's own answer: for a read, most likely an unknown batch.
- */
-export function concernsAccount(error: NodeApiError | NodeOperationError): boolean {
-	const details = detailsOf(error);
-	const code = Number(error instanceof NodeApiError ? error.httpCode : undefined);
-	// A redirect too: the interface never redirects, so the Base URL is not the service's.
-	if (code === 401 || code === 403 || (code >= 300 && code < 400)) return true;
-	if (typeof details.network_error === 'string') return neverSent(details.network_error);
-	const kind = details.answer as AnswerKind | undefined;
-	if (kind === undefined) return false;
-	if (code === 404 || code === 405 || (code >= 200 && code < 300)) return isPage(kind);
-	return false;
-}
-
-/**
- * How a request failed, the same for any batch: its HTTP status, its network code, too slow or
- * too large; otherwise its message.
- */
-export function failureKind(error: NodeApiError | NodeOperationError): string {
-	const details = detailsOf(error);
-	if (typeof details.network_error === 'string') return `network ${details.network_error}`;
-	if (details.timeout_ms !== undefined) return 'too slow';
-	if (details.max_bytes !== undefined) return 'too large';
-	return error instanceof NodeApiError && error.httpCode ? `HTTP ${error.httpCode}` : error.message;
-}
-
-/** What `failure` put beside the message (n8n keeps it as the error's errorResponse). */
-function detailsOf(error: NodeApiError | NodeOperationError): JsonObject {
-	return (error.errorResponse ?? {}) as JsonObject;
-}
-
 /** The request failed without an answer; only the error code travels on. */
 export function networkFailure(r: Reporter, code: string | undefined): NodeApiError {
 	const outcomeUnknown = !neverSent(code);
@@ -324,45 +277,4 @@ export function unknownTimeZone(node: INode, timeZone: string, itemIndex: number
 			itemIndex,
 		},
 	);
-}
-
-const REASON_LENGTH = 2000;
-
-/**
- * The service's own reason for refusing a send, as it may be shown: secrets blanked, and cut
- * to 2,000 characters (a reason is a sentence; a hostile one may be megabytes).
- */
-export function blankedReason(reason: string, secrets: readonly string[]): string {
-	if (reason.length <= REASON_LENGTH) return blankSecrets(reason, secrets);
-	const head = blankSecrets(reason.slice(0, REASON_LENGTH + marginFor(secrets)), secrets);
-	return `${head.slice(0, REASON_LENGTH)}…`;
-}
-
-/** Past a cut, enough text for any escaping of a secret that starts before it (12 per char). */
-function marginFor(secrets: readonly string[]): number {
-	return 12 * secrets.reduce((most, secret) => Math.max(most, secret.length), 0) + 1;
-}
-
-const EXCERPT_LENGTH = 120;
-
-/**
- * A short, single-line view of a body for error messages, secrets blanked before it is cut.
- * Only the start of the body is blanked (a large body is not scanned whole): the part that
- * becomes the excerpt, and enough after it for any escaping of a secret that starts inside.
- */
-function excerpt(body: string, secrets: readonly string[]): string {
-	const head = body.slice(0, excerptSourceLength(body) + marginFor(secrets));
-	const line = blankSecrets(head, secrets).replace(/\s+/g, ' ').trim();
-	if (line === '') return '(empty)';
-	return line.length > EXCERPT_LENGTH ? `${line.slice(0, EXCERPT_LENGTH)}…` : line;
-}
-
-/** How many characters of the body make the excerpt once whitespace runs are collapsed. */
-function excerptSourceLength(body: string): number {
-	let shown = 0;
-	let index = 0;
-	for (; index < body.length && shown <= EXCERPT_LENGTH; index++) {
-		if (!/\s/.test(body[index]) || !/\s/.test(body[index - 1] ?? 'x')) shown++;
-	}
-	return index;
 }

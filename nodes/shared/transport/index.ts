@@ -8,6 +8,8 @@ import type {
 	ICredentialDataDecryptedObject,
 	IHttpRequestOptions,
 	IWebhookFunctions,
+	NodeApiError,
+	NodeOperationError,
 } from 'n8n-workflow';
 
 import type { WireFormat } from '../domain/body';
@@ -18,8 +20,8 @@ import {
 	type ResponseShapeError,
 	type SendResponse,
 } from '../domain/responses';
+import { asNodeError } from '../items';
 import {
-	blankedReason,
 	networkFailure,
 	statusFailure,
 	tooLarge,
@@ -27,17 +29,23 @@ import {
 	unreadableAnswer,
 	type Reporter,
 } from './errors';
+import { blankedReason } from './excerpts';
+import { concernsAccount } from './failureKinds';
 import { limitsFor, type TransportLimits } from './limits';
 import { RequestPace } from './pace';
+import { forEachConcurrently } from './pool';
 import { requestOnce, type AttemptFailure, type BulkSmsFunctions, type RawAnswer } from './request';
 import { withRetries } from './retry';
 import { secretsOf, withoutUserinfo } from './secrets';
 import { CREDENTIAL, settingsOf, type ServiceSettings } from './settings';
 
-export { concernsAccount, failureKind, SendOutcomeUnknownError, UNREADABLE } from './errors';
+export { restated, SendOutcomeUnknownError, UNREADABLE } from './errors';
+export { concernsAccount, failureKind } from './failureKinds';
 export { overrideTransportLimits } from './limits';
 export { RequestPace } from './pace';
 export { forEachConcurrently } from './pool';
+
+export type NodeError = NodeApiError | NodeOperationError;
 
 export interface CallOptions {
 	format: WireFormat;
@@ -146,6 +154,56 @@ export async function fetchReports(
 	const http = { method: 'GET' as const, url: '/api/sms/get_status', qs: { batch_id: batchId } };
 	const { answer, reporter } = await call.call(this, http, options, { kind: 'status', batchId });
 	return read(reporter, answer, readStatusAnswer);
+}
+
+/** Reads in flight at once: thousands of batches are read in minutes, gently on the service. */
+export const READS_IN_FLIGHT = 8;
+
+export interface BatchRead {
+	batchId: string;
+	format: WireFormat;
+	/** The item the read is for: its credential is used, and its index is on any error. */
+	itemIndex?: number;
+}
+
+/** How the reads of a run are going, for the caller's decision to start no more of them. */
+export interface ReadProgress {
+	read: number;
+	failed: number;
+	/** Whether a failure concerned the account or its address rather than one batch. */
+	accountFailed: boolean;
+}
+
+/**
+ * Reads the reports of many batches (Get Status over a campaign, a poll of the Bulk SMS
+ * Trigger), each under its own key: READS_IN_FLIGHT at a time, sharing one pace so that a 429 holds them all. A read
+ * that fails holds its error in place of the reports. Once `stop` says so, no new read starts
+ * (those in flight finish) and the rest are left out of the result.
+ */
+export async function fetchMany(
+	this: BulkSmsFunctions,
+	reads: ReadonlyMap<string, BatchRead>,
+	accountOf: AccountOf,
+	stop: (progress: ReadProgress) => boolean,
+): Promise<Map<string, RawReport[] | NodeError>> {
+	const results = new Map<string, RawReport[] | NodeError>();
+	const progress: ReadProgress = { read: 0, failed: 0, accountFailed: false };
+	const pace = new RequestPace();
+	const readOne = async ([key, { batchId, format, itemIndex }]: [string, BatchRead]) => {
+		try {
+			const account = await accountOf(itemIndex ?? 0);
+			const options = { format, itemIndex, pace, account };
+			results.set(key, await fetchReports.call(this, batchId, options));
+			progress.read++;
+		} catch (error) {
+			const failure = asNodeError(this, error, itemIndex);
+			results.set(key, failure);
+			progress.failed++;
+			progress.accountFailed ||= concernsAccount(failure);
+		}
+	};
+	await forEachConcurrently([...reads], READS_IN_FLIGHT, readOne, () => stop(progress));
+	return results;
 }
 
 type HttpCall = Pick<IHttpRequestOptions, 'method' | 'qs' | 'body' | 'headers'> & { url: string };

@@ -6,8 +6,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { count, listFew } from '../../../shared/domain/words';
-import { itemOf, type Send } from './plan';
-import type { Failure, RequestResult, SendResults } from './run';
+import type { Send } from './model';
+import { itemOf } from './plan';
+import type { RequestResult, SendResults } from './run';
 
 /** The sentence about the request that failed, and about the later chunks of its send. */
 export function explainRequest(result: RequestResult, destinations: readonly string[]): string {
@@ -101,10 +102,13 @@ function count1(t: Tally, send: Send, result: RequestResult, destinations: strin
 }
 
 /**
- * Adds to the error that stops the run what became of every destination of the run, and
- * puts the full list in its context (`items`: one entry per item and request).
+ * What became of every destination of the run, for the error that stops it: in sentences
+ * (counts and the first few) and in full (`items`: one entry per item and request).
  */
-export function accountForRun(failure: Failure, all: readonly SendResults[]): void {
+export function accountOfRun(all: readonly SendResults[]): {
+	sentences: string[];
+	items: IDataObject[];
+} {
 	const t = tally(all);
 	const items = [...t.notAttemptedItems].sort((a, b) => a - b);
 	const sentences = [
@@ -121,6 +125,5 @@ export function accountForRun(failure: Failure, all: readonly SendResults[]): vo
 			? `Not sent (no request starts after a failure): ${count(t.notAttempted)} destination(s) of ${count(items.length)} item(s): item ${listFew(items)}.`
 			: '',
 	];
-	failure.description = [failure.description, ...sentences].filter(Boolean).join(' ');
-	failure.context.items = all.flatMap(entriesOf) as unknown as IDataObject[];
+	return { sentences, items: all.flatMap(entriesOf) as unknown as IDataObject[] };
 }

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { formatOption } from '../../../shared/items';
+import { formatOption } from '../../../shared/descriptions';
 
 const showForSend = { show: { operation: ['send'] } };
 

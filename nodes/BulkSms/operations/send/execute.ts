@@ -1,9 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { accountsOfRun } from '../../../shared/transport';
-import { accountForRun, explainRequest } from './accounting';
+import { accountsOfRun, restated } from '../../../shared/transport';
+import { accountOfRun, explainRequest } from './accounting';
 import { batchItems, destinationRows, failedItem, failedRows } from './output';
-import { planSend, type Plan } from './plan';
+import type { Plan } from './model';
+import { planSend } from './plan';
 import { sendAll, type SendResults } from './run';
 
 /**
@@ -21,17 +22,18 @@ export async function executeSend(this: IExecuteFunctions): Promise<INodeExecuti
 	return plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
 }
 
-/** Without Continue On Fail the first failed request, in input order, stops the node. */
+/**
+ * Without Continue On Fail the first failed request, in input order, stops the node, saying
+ * what became of that request and of every destination of the run.
+ */
 function throwFirstFailure(sent: readonly SendResults[]): void {
 	for (const { send, results } of sent) {
 		for (const [index, result] of results.entries()) {
 			if (result.outcome === 'accepted' || result.outcome === 'not attempted') continue;
 			const { failure } = result;
-			failure.description = [failure.description, explainRequest(result, send.chunks[index])]
-				.filter(Boolean)
-				.join(' ');
-			accountForRun(failure, sent);
-			throw failure;
+			const { sentences, items } = accountOfRun(sent);
+			const said = [failure.description, explainRequest(result, send.chunks[index]), ...sentences];
+			throw restated(failure, { description: said.filter(Boolean).join(' '), context: { items } });
 		}
 	}
 }

@@ -8,7 +8,9 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { creditsFor } from '../../../shared/domain/message';
 import { pairedWith } from '../../../shared/items';
 import { explainRequest } from './accounting';
-import { entriesText, isLeftOut, itemOf, type ItemFailure, type Send, type Skipped } from './plan';
+import type { ItemFailure, Send, Skipped } from './model';
+import { itemOf } from './plan';
+import { entriesText, isLeftOut } from './refusals';
 import type { RequestResult, SendResults } from './run';
 
 /** The message as sent to this many numbers: encoding, parts, credits and validity. */

@@ -13,7 +13,8 @@ import {
 	SendOutcomeUnknownError,
 	type AccountOf,
 } from '../../../shared/transport';
-import { itemOf, type Send } from './plan';
+import type { Send } from './model';
+import { itemOf } from './plan';
 
 export type Failure = NodeApiError | NodeOperationError;
 

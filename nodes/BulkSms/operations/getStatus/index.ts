@@ -1,0 +1,2 @@
+export { getStatusDescription } from './description';
+export { executeGetStatus } from './execute';

@@ -1,0 +1,205 @@
+/**
+ * Reads what every item asks for, once: the run's settings, then per item its message,
+ * validity, options and numbers (opted-out ones left out, with why). Nothing is sent here.
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { isExpression, NodeOperationError } from 'n8n-workflow';
+
+import type { WireFormat } from '../../../shared/domain/body';
+import { parseDestinations } from '../../../shared/domain/msisdn';
+import {
+	resolveValidity,
+	ValidityError,
+	type Validity,
+	type ValidityChoice,
+} from '../../../shared/domain/validity';
+import { serviceSettings, type AccountOf } from '../../../shared/transport';
+import { NO_NUMBER, OPTED_OUT, type ItemSend, type RunSettings } from './model';
+
+/** As in the option's description; an expression cannot open more connections than this. */
+const MAX_CONCURRENCY = 32;
+
+export type Reader = <T>(name: string, item: number, fallback: T) => T;
+
+/**
+ * A parameter that is not an expression is the same for every item: it is read once. n8n
+ * resolves an expression per item, which is what costs with thousands of items (and an
+ * opt-out list read from another node would be resolved once per item).
+ */
+export function parameterReader(context: IExecuteFunctions): Reader {
+	const fixed = new Map<string, unknown>();
+	const parameters = context.getNode().parameters;
+	return <T>(name: string, item: number, fallback: T): T => {
+		if (fixed.has(name)) return fixed.get(name) as T;
+		const raw = name.split('.').reduce<unknown>((value, key) => {
+			return value && typeof value === 'object'
+				? (value as Record<string, unknown>)[key]
+				: undefined;
+		}, parameters);
+		const value = context.getNodeParameter(name, item, fallback) as T;
+		if (!isExpression(raw)) fixed.set(name, value);
+		return value;
+	};
+}
+
+export function readSettings(read: Reader): RunSettings {
+	const option = <T>(name: string, fallback: T) => read(`sendOptions.${name}`, 0, fallback);
+	// null, not undefined: n8n refuses a missing parameter whose fallback is undefined.
+	const maxCredits = option<unknown>('maxCredits', null);
+	return {
+		combine: option('combineItems', false),
+		group: option('groupSameMessage', false),
+		concurrency: Math.min(
+			MAX_CONCURRENCY,
+			Math.max(1, Math.floor(numberOr(option('concurrency', 8), 8))),
+		),
+		output: option<string>('output', 'batch') === 'destination' ? 'destination' : 'batch',
+		maxCredits: maxCredits === null || maxCredits === '' ? undefined : maxCredits,
+	};
+}
+
+/** Everything read once per run (the service's time zone, the opt-out list), then a reader per item. */
+export async function itemReader(
+	this: IExecuteFunctions,
+	read: Reader,
+	accountOf: AccountOf,
+): Promise<(item: number) => ItemSend> {
+	const { timeZone } = await serviceSettings.call(this, 0, await accountOf(0));
+	const optedOut = optOuts(read);
+	const now = new Date();
+	const validities = new Map<string, Validity | undefined>();
+	return (item) => {
+		const option = <T>(name: string, fallback: T) => read(`sendOptions.${name}`, item, fallback);
+		const written = messageOf.call(this, read('message', item, ''), item);
+		const choice = validityChoice.call(this, read, item);
+		const key = memoKey(choice);
+		const validity =
+			key !== undefined && validities.has(key)
+				? validities.get(key)
+				: validityOf.call(this, choice, now, timeZone, item);
+		if (key !== undefined) validities.set(key, validity);
+		const itemSend: ItemSend = {
+			item,
+			written,
+			smartEncoding: option('smartEncoding', false),
+			validity,
+			format: option<WireFormat>('format', 'json'),
+			maxPerRequest: Math.max(1, Math.floor(numberOr(option('maxPerRequest', 1000), 1000))),
+			onInvalid: option('onInvalid', 'skip'),
+			destinations: [],
+			skipped: [],
+			duplicates: 0,
+		};
+		addDestinations(
+			itemSend,
+			read('destinations', item, ''),
+			option<unknown>('defaultCountryCode', ''),
+		);
+		leaveOut(itemSend, optedOut);
+		// A row with nothing in Destinations (an empty cell) is a bad row like one with a bad number.
+		if (itemSend.destinations.length === 0 && itemSend.skipped.length === 0)
+			itemSend.skipped.push({ input: '', reason: NO_NUMBER, item });
+		return itemSend;
+	};
+}
+
+function optOuts(read: Reader): Set<string> {
+	const raw = read<unknown>('sendOptions.doNotSendTo', 0, '');
+	const defaultCountryCode = read<unknown>('sendOptions.defaultCountryCode', 0, '');
+	if (raw === undefined || raw === null || raw === '') return new Set();
+	// Entries that are not numbers cannot match a destination (a header cell, a blank): ignored.
+	return new Set(parseDestinations(raw, { defaultCountryCode }).destinations);
+}
+
+function addDestinations(itemSend: ItemSend, raw: unknown, defaultCountryCode: unknown): void {
+	// parseDestinations reads any value, the country code too, and says in words what is wrong.
+	const parsed = parseDestinations(raw, { defaultCountryCode });
+	itemSend.destinations = parsed.destinations;
+	itemSend.duplicates = parsed.duplicates;
+	itemSend.skipped = parsed.rejected.map((rejected) => ({ ...rejected, item: itemSend.item }));
+}
+
+function leaveOut(itemSend: ItemSend, optedOut: ReadonlySet<string>): void {
+	if (optedOut.size === 0) return;
+	const kept: string[] = [];
+	for (const destination of itemSend.destinations) {
+		if (!optedOut.has(destination)) kept.push(destination);
+		else itemSend.skipped.push({ input: destination, reason: OPTED_OUT, item: itemSend.item });
+	}
+	itemSend.destinations = kept;
+}
+
+function validityChoice(this: IExecuteFunctions, read: Reader, item: number): ValidityChoice {
+	const kind = read<ValidityChoice['kind']>('validity', item, 'serviceDefault');
+	// Raw values: resolveValidity checks them and says what is wrong (Number() or String()
+	// would throw on some values an expression can give).
+	if (kind === 'duration') return { kind, hours: read<unknown>('validityHours', item, 24) };
+	if (kind === 'until') {
+		const value = read<unknown>('validityUntil', item, '');
+		return { kind, value, inputTimeZone: this.getTimezone() };
+	}
+	return { kind: 'serviceDefault' };
+}
+
+/** Items with the same plain choice share one resolved validity (and one "now"). */
+function memoKey(choice: ValidityChoice): string | undefined {
+	if (choice.kind === 'serviceDefault') return choice.kind;
+	const given = choice.kind === 'duration' ? choice.hours : choice.value;
+	if (typeof given !== 'number' && typeof given !== 'string') return undefined;
+	return `${choice.kind} ${typeof given} ${given}`;
+}
+
+/** A number, or a string of one, from a parameter an expression may have set; else the fallback. */
+export function numberOr(value: unknown, fallback: number): number {
+	const number =
+		typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
+	return Number.isFinite(number) ? number : fallback;
+}
+
+/** The message as text; a list or an object from an expression is refused in words. */
+function messageOf(this: IExecuteFunctions, value: unknown, itemIndex: number): string {
+	const text =
+		typeof value === 'string'
+			? value
+			: typeof value === 'number' || typeof value === 'bigint'
+				? `${value}`
+				: undefined;
+	if (text === undefined) {
+		const got =
+			value === null || value === undefined
+				? 'nothing'
+				: Array.isArray(value)
+					? 'a list'
+					: typeof value === 'object'
+						? 'an object'
+						: `a ${typeof value}`;
+		throw new NodeOperationError(this.getNode(), `The message is not text (got ${got})`, {
+			description: 'Message must give the text to send; check its expression.',
+			itemIndex,
+		});
+	}
+	if (text.trim() === '') {
+		throw new NodeOperationError(this.getNode(), 'The message is empty', {
+			description: 'Write the text to send in Message.',
+			itemIndex,
+		});
+	}
+	return text;
+}
+
+function validityOf(
+	this: IExecuteFunctions,
+	choice: ValidityChoice,
+	now: Date,
+	serviceTimeZone: string,
+	item: number,
+): Validity | undefined {
+	try {
+		return resolveValidity(choice, now, serviceTimeZone);
+	} catch (error) {
+		// resolveValidity throws only ValidityError, whose message is meant for the user.
+		throw new NodeOperationError(this.getNode(), (error as ValidityError).message, {
+			itemIndex: item,
+		});
+	}
+}
