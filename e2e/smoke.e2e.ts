@@ -1,15 +1,18 @@
-/* eslint-disable
-	@n8n/community-nodes/no-hardcoded-secrets
-	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The smoke: what a user meets first, on each n8n release the README's compatibility table names.
  * It runs with the other e2e suites on n8n 2.x, and alone on the last 1.x line (`npm run
  * test:e2e:n8n1`; BULKSMS_N8N_VERSION picks the release, scripts/n8n/provision.ts). One n8n:
  * headless, examples/send-and-track.json and Bulk SMS as an AI tool through n8n's Tool Executor;
  * then in `n8n start`, the credential test with the right and a wrong password, the polling
- * trigger and the Status Trigger active. The other suites check each in depth on 2.x.
+ * trigger and the Status Trigger (examples/status-callbacks.json) active. The other suites check
+ * each in depth on 2.x.
  */
 import { sendDirect } from '../sandbox/client';
+import {
+	connectStatusCallbacks,
+	importStatusCallbacks,
+	type StatusCallbacks,
+} from '../scripts/n8n/callbacks';
 import { nodeRuns, settled, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
 import { DEMO_SANDBOX, sandboxAccount } from '../scripts/n8n/service';
 import {
@@ -17,8 +20,7 @@ import {
 	DONE_NODE_NAME,
 	loadExample,
 	SEND_NODE_NAME,
-	STATUS_TRIGGER_NODE_NAME,
-	statusTriggerWorkflow,
+	STATUS_TRIGGER_NODE_TYPE,
 	TOOL_EXECUTOR_NODE_NAME,
 	toolWorkflow,
 	TRIGGER_NODE_NAME,
@@ -31,9 +33,6 @@ const SEND_AND_TRACK = loadExample('send-and-track');
 const WATCH = loadExample('watch-deliveries');
 const TOOL_ID = 'e2eSmokeAiTool01';
 const TOOL_CALL = { destinations: '+44 7700 900120', message: 'Sent by an AI tool call' };
-const STATUS_ID = 'e2eSmokeStatus01';
-const WEBHOOK_ID = '5b2e9c40-7a13-4f86-b0d2-6c4e8a1f3d72';
-const TOKEN = 'e2e-smoke-7f3a9c1e5b2d4f6a8c0e1b3d5f7a9c2e';
 
 // What the example's numbers become (sandbox/README.md): the rows of its last node.
 const TRACKED_ROWS = [
@@ -50,6 +49,7 @@ let server: N8nServer;
 let tracked: JsonObject;
 let toolRun: JsonObject;
 let trackedBatchId: string;
+let callbacks: StatusCallbacks;
 
 beforeAll(async () => {
 	harness = await startHarness(DEMO_SANDBOX);
@@ -60,10 +60,9 @@ beforeAll(async () => {
 	trackedBatchId = String(nodeRuns(tracked, SEND_NODE_NAME)[0][0].batch_id);
 	// The trigger watches the batch just tracked: final by now, so its first poll reports it.
 	const watch = { batchIds: trackedBatchId, emit: 'changes', emitExisting: true };
-	await harness.n8n.importWorkflow([
-		withParameters(WATCH, TRIGGER_NODE_NAME, watch),
-		statusTriggerWorkflow(STATUS_ID, WEBHOOK_ID, TOKEN),
-	]);
+	await harness.n8n.importWorkflow(withParameters(WATCH, TRIGGER_NODE_NAME, watch));
+	// examples/status-callbacks.json with its callback credential, as `npm run editor` sets it up.
+	callbacks = await importStatusCallbacks(harness.n8n);
 	server = await harness.n8n.startServer();
 	await server.setupOwner();
 	await server.createApiKey();
@@ -124,28 +123,27 @@ test('the polling trigger, active, reports the watched batch', async () => {
 });
 
 test('the Status Trigger, active, starts the workflow for each callback and refuses a wrong token', async () => {
-	await server.activateWorkflow(STATUS_ID);
-	const webhook = `${server.baseUrl}/webhook/${WEBHOOK_ID}/status`;
-	await harness.sandbox.upsertAccount({
-		username: 'demo',
-		callbackUrl: `${webhook}?token=${TOKEN}`,
-	});
+	const url = await connectStatusCallbacks(server, callbacks, harness.sandbox);
+	const id = workflowId(callbacks.workflow);
+	const trigger = (callbacks.workflow.nodes as JsonObject[]).find(
+		(node) => node.type === STATUS_TRIGGER_NODE_TYPE,
+	);
 	const batchId = await sendDirect(harness.sandbox.baseUrl, ['447700900001'], { message: 'smoke' });
 	// ENROUTE at once, DELIVRD 3 s later (the demo's clock): two callbacks, two executions.
-	const executions = await server.waitForExecutions(STATUS_ID, settled(2), 60_000);
+	const executions = await server.waitForExecutions(id, settled(2), 60_000);
 	const reports = executions.flatMap((execution) =>
-		nodeRuns(execution, STATUS_TRIGGER_NODE_NAME)[0].map((item) => [item.batch_id, item.status]),
+		nodeRuns(execution, String(trigger?.name))[0].map((item) => [item.batch_id, item.status]),
 	);
 	expect(reports.sort()).toEqual([
 		[batchId, 'DELIVRD'],
 		[batchId, 'ENROUTE'],
 	]);
 
-	const wrong = await fetch(`${webhook}?token=not-the-token`, {
+	const wrong = await fetch(url.replace(callbacks.secret, 'not-the-secret'), {
 		method: 'POST',
 		headers: { 'Content-Type': 'application/json' },
 		body: JSON.stringify({ reports: [{ batch_id: batchId, msisdn: '447700900001' }] }),
 	});
 	expect(wrong.status).toBe(401);
-	expect(await server.executionSummaries(STATUS_ID)).toHaveLength(2);
+	expect(await server.executionSummaries(id)).toHaveLength(2);
 });
