@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	no-console
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * What every benchmark reports: a scenario measured beside its baseline in the same run, in
  * interleaved rounds, and the median of the per-round ratios with their spread. `npm run bench`

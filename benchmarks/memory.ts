@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Peak memory of Get Status over an XML answer of 100,000 reports, against a raw client that
  * fetches the same data as JSON and JSON.parses it. Each runs in a child process of its own

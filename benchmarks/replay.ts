@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * A bare server that answers get_status with bytes prepared in advance, so that a benchmark
  * measures the client alone (the sandbox itself spends 260–470 ms rendering 100,000 reports).

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * npm run bench [-- --json FILE] [-- --only MODULE]: every benchmark of the project, each
  * measured in rounds beside its baseline (figures.ts says why) and printed with the median of the

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/node-usable-as-tool
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Send through n8n's engine against the sandbox with 20 ms latency, beside a raw client that
  * makes the same requests with fetch at the same concurrency, runs interleaved:
@@ -14,6 +18,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
+import { NodeConnectionTypes } from 'n8n-workflow';
 import { outputOf, runWorkflow } from '../test/engine/harness';
 import { items, line, send, trigger } from '../test/bulkSms/workflow';
 import { startSandbox, type Sandbox } from '../sandbox/server';
@@ -41,8 +46,8 @@ class HttpFloor implements INodeType {
 		version: 1,
 		description: 'n8n helper requests only',
 		defaults: { name: 'HTTP floor' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'bulkSmsApi', required: true }],
 		properties: [],
 	};

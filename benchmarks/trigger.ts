@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The Bulk SMS Trigger at campaign scale, through n8n-core's PollTriggerExecutor against a
  * replay server (the client alone): one poll of 1,000 watched batches × 1,000 reports, and of

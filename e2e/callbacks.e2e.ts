@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-hardcoded-secrets
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The status trigger inside `n8n start`: a workflow saved with version 1 (the secret in its
  * parameters) is activated through the public API, the sandbox calls back its production
@@ -11,8 +14,7 @@
  * executions.
  */
 import { sendDirect } from '../sandbox/client';
-import type { JsonObject } from '../scripts/n8n/runtime';
-import { nodeRuns, settled, type N8nServer } from '../scripts/n8n/runtime';
+import { nodeRuns, settled, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
 import {
 	callbackUrl,
 	connectStatusCallbacks,

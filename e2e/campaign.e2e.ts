@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * examples/follow-campaign.json, exactly as a user imports it, run with `n8n execute` against
  * the sandbox (the demo's clock: final 3 s after sending): a list of contacts, one personalised

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Once per run, before any test: provision n8n (seconds when cached) and pack the package, so
  * no test's timeout pays for either, and every test installs the very same tarball. It also

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/require-node-api-error
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * What every e2e test starts from: the sandbox (so the nodes talk to a real HTTP service), a
  * fresh n8n user folder with the package tarball installed the way n8n installs it, and the

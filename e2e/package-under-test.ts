@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The package the e2e tests install into n8n: the repo built and packed like the published
  * tarball, or BULKSMS_E2E_TARBALL=<file.tgz> to test a tarball made elsewhere.

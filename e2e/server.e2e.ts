@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The package inside `n8n start`, as a user meets it: (a) the node types n8n lists,
  * (c) the polling trigger of examples/watch-deliveries.json activated, and its executions,

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * examples/sheet-campaign.json (issue 16), exactly as a user imports it: five contacts from a
  * sheet, two of them bad (a national number with no Default Country Code, and 12345), Send with

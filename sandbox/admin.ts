@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * /_sandbox/*: what the sandbox received and the test controls, as JSON, without authentication
  * (the sandbox listens on 127.0.0.1). Ids are JSON strings here: this view is for tests, not a

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/require-node-api-error
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Status callbacks: the interface says the service calls back when receive_updates is true
  * (docs/interface.md 6) and leaves everything else open, so this is the sandbox's own design (sandbox/README.md):

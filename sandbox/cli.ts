@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * `npm run sandbox`: starts the sandbox in the foreground and prints what to paste into the n8n
  * credential. Every flag has an environment variable; a flag wins over its variable.

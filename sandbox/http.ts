@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** Small HTTP helpers shared by the API and admin handlers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

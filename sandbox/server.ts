@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The sandbox HTTP server: the interface of docs/interface.md on 127.0.0.1.
  * `startSandbox()` is what tests import; `cli.ts` wraps it for `npm run sandbox`.

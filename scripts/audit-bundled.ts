@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * `npm run audit:bundled [-- <npm audit options>]`: checks the libraries bundled into dist/ for
  * known advisories. `npm audit` only sees dependencies, and the published package has none: its

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The bundle n8n loads: one file per entry of package.json's `n8n` section, with every runtime
  * library (fast-xml-parser and its own dependencies) bundled in, so the published package has

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	no-console
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * `npx tsx scripts/describe-state.ts < state.json`: prints in words what a Bulk SMS Trigger
  * remembers (describeState). The input is JSON as n8n's database holds it (docs/trigger-state.md

@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	no-console
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 // Runs n8n's community-package scanner on what users get (the unpacked `npm pack` tarball,
 // bundled code included) and on the sources: the two legs n8n's own verification runs. Its
 // CLI only fetches published packages, so this calls its analyzer directly.

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The repository explains itself: a maintainer who clones it has every file its code and docs
  * cite. Nothing it tracks may name a path of the machine it was built on, or a document kept

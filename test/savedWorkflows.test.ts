@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Workflows users have saved keep their meaning: every value a saved node holds (parameter
  * names, option values, the options collections' names) is still a parameter the node reads, and

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-hardcoded-secrets,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The packed package in n8n's queue mode, as a user scales out (docs/queue-mode.md): Postgres,
  * Redis, `n8n start` (main) and two `n8n worker`s, each with its own user folder. One stack, steps in

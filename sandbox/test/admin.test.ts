@@ -1,7 +1,7 @@
 /** /_sandbox/*: what the sandbox received, for tests that prove "exactly once". */
 import type { Sandbox } from '../server';
 import { startSandbox, TEST_NUMBER_TABLE } from '../server';
-import { call, parseJsonLossless, sendOk } from './helpers';
+import { call, parseJsonLossless, parseReceived, sendOk } from './helpers';
 
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0, 0);
 let sb: Sandbox;
@@ -14,7 +14,7 @@ afterEach(() => sb.stop());
 const admin = async (path: string, init: { method?: string; body?: unknown } = {}) => {
 	const body = init.body === undefined ? undefined : JSON.stringify(init.body);
 	const res = await call(sb, path, { auth: null, method: init.method, body });
-	return { status: res.status, body: parseJsonLossless(res.text) };
+	return { status: res.status, text: res.text, body: parseJsonLossless(res.text) };
 };
 
 it('GET /_sandbox/batches lists every accepted batch and counts acceptances per destination', async () => {
@@ -24,8 +24,9 @@ it('GET /_sandbox/batches lists every accepted batch and counts acceptances per 
 		{ destination: '447700900001', message: 'two' },
 		{ auth: { username: 'other', password: 'pw' } },
 	);
-	const { status, body } = await admin('/_sandbox/batches');
+	const { status, text } = await admin('/_sandbox/batches');
 	expect(status).toBe(200);
+	const body = parseReceived(text);
 	expect(body.destinations).toEqual([
 		{ msisdn: '447700900001', accepted: 2, batch_ids: [b1, b2] },
 		{ msisdn: '447700900002', accepted: 1, batch_ids: [b1] },
@@ -51,7 +52,7 @@ it('GET /_sandbox/batches lists every accepted batch and counts acceptances per 
 	// Ids in the admin view are strings, so any client reads them exactly.
 	expect(typeof body.batches[0].messages[0].gateway_session_id).toBe('string');
 	const mine = await admin('/_sandbox/batches?account=other');
-	expect(mine.body.batches.map((b: { batch_id: string }) => b.batch_id)).toEqual([b2]);
+	expect(parseReceived(mine.text).batches.map((b) => b.batch_id)).toEqual([b2]);
 	expect(sb.received('other').destinations).toEqual([
 		{ msisdn: '447700900001', accepted: 1, batch_ids: [b2] },
 	]);

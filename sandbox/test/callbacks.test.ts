@@ -1,9 +1,21 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** Status callbacks: what the sandbox POSTs, when, how often, and what it does when the receiver fails. */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseCli } from '../cli';
 import { startSandbox, type Sandbox } from '../server';
-import { call, parseJsonLossless, parseXml, rawNumbers, send, sendOk, until } from './helpers';
+import {
+	call,
+	jsonReports,
+	parseJsonLossless,
+	rawNumbers,
+	send,
+	sendOk,
+	until,
+	xmlReports,
+} from './helpers';
 
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0, 0);
 
@@ -53,9 +65,7 @@ class Receiver {
 	}
 
 	statuses(): string[] {
-		return this.got.flatMap((g) =>
-			parseJsonLossless(g.body).reports.map((r: { status: string }) => r.status),
-		);
+		return this.got.flatMap((g) => jsonReports(g.body).map((r) => String(r.status)));
 	}
 }
 
@@ -106,7 +116,7 @@ it('POSTs ENROUTE at send and the final status later, as get_status writes repor
 	const [enroute, delivered] = receiver.got.map((g) => g.body);
 	// Ids are bare numbers of full precision, exactly as get_status writes them.
 	expect(rawNumbers(enroute, 'batch_id')).toEqual([id]);
-	expect(parseJsonLossless(enroute).reports[0]).toMatchObject({
+	expect(jsonReports(enroute)[0]).toMatchObject({
 		batch_id: id,
 		status: 'ENROUTE',
 		msisdn: '447700900001',
@@ -114,7 +124,7 @@ it('POSTs ENROUTE at send and the final status later, as get_status writes repor
 	});
 	const status = await call(sb, `/api/sms/get_status?batch_id=${id}`);
 	expect(delivered).toBe(status.text);
-	expect(parseJsonLossless(delivered).reports[0].delivery_date).toBe('2026-01-15 10:00:05.0');
+	expect(jsonReports(delivered)[0].delivery_date).toBe('2026-01-15 10:00:05.0');
 });
 
 it('writes XML callbacks with yyMMddHHmmss dates, several reports per callback when asked', async () => {
@@ -123,15 +133,11 @@ it('writes XML callbacks with yyMMddHHmmss dates, several reports per callback w
 	await sendOk(sb, { destination: '447700900001,447700900006,447700900007', message: 'hi' });
 	sb.advance(5000);
 	await sb.callbacksIdle();
-	const docs = receiver.got.map((g) => parseXml(g.body).sms_get_status.reports.delivery_report);
+	const docs = receiver.got.map((g) => xmlReports(g.body));
 	expect(receiver.got[0].contentType).toBe('application/xml; charset=utf-8');
-	expect(docs.map((d: unknown[]) => d.length)).toEqual([2, 1, 2, 1]);
+	expect(docs.map((d) => d.length)).toEqual([2, 1, 2, 1]);
 	const finals = docs.slice(2).flat();
-	expect(finals.map((r: { status: string }) => r.status)).toEqual([
-		'DELIVRD',
-		'UNDELIV',
-		'REJECTD',
-	]);
+	expect(finals.map((r) => r.status)).toEqual(['DELIVRD', 'UNDELIV', 'REJECTD']);
 	expect(finals[0].delivery_date).toBe('260115100005');
 });
 

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** `npm run sandbox`: flags and variables, the banner, and a clean stop on Ctrl-C. */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,7 +14,9 @@ import { startSandbox } from '../server';
 import {
 	call,
 	getStatus,
+	jsonReports,
 	parseJsonLossless,
+	parseReceived,
 	rawNumbers,
 	send,
 	sendOk,
@@ -308,7 +315,7 @@ describe('the CLI applies its fault flags and variables to the running server', 
 			() => 'dropped',
 		);
 	const accepted = async (cli: CliProcess) =>
-		parseJsonLossless((await call(cli, '/_sandbox/batches')).text).destinations.length;
+		parseReceived((await call(cli, '/_sandbox/batches')).text).destinations.length;
 	const statuses = async (target: { baseUrl: string }) => {
 		const out = [];
 		for (let i = 0; i < 12; i++) out.push(await outcome(send(target, hi)));
@@ -325,8 +332,8 @@ describe('the CLI applies its fault flags and variables to the running server', 
 	const network = async (cli: CliProcess) => {
 		const fields = { ...hi, validity_period: '991231235959' };
 		const sent = parseJsonLossless((await send(cli, fields)).text);
-		const report = parseJsonLossless((await getStatus(cli, sent.batch_id)).text).reports[0];
-		const batch = parseJsonLossless((await call(cli, '/_sandbox/batches')).text).batches[0];
+		const [report] = jsonReports((await getStatus(cli, String(sent.batch_id))).text);
+		const [batch] = parseReceived((await call(cli, '/_sandbox/batches')).text).batches;
 		const kept = Date.parse(batch.messages[0].valid_until) - Date.parse(batch.submitted_at);
 		return [sent.remaining_credits, report.network_id, kept];
 	};

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** Fault injection: each kind, what it leaves behind, and that it is off by default. */
 import type { Sandbox } from '../server';
 import { startSandbox } from '../server';

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * What the sandbox tests share: a real HTTP client over fetch, lossless readers of bodies, and
  * the CLI run as a child process.
@@ -5,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../server';
+import { startSandbox, type Received, type Sandbox, type SandboxOptions } from '../server';
 
 export const DEMO = { username: 'demo', password: 'demo-password' };
 
@@ -64,12 +69,18 @@ export function getStatus(sb: Target, batchId: string, o: CallOptions = {}): Pro
 	return call(sb, `/api/sms/get_status?batch_id=${encodeURIComponent(batchId)}`, o);
 }
 
+/** A parsed answer: its fields are what the assertions say they must be. */
+export type Answer = { [field: string]: unknown };
+
 /**
  * JSON.parse, but every integer of more than 15 digits is read as its digits (a string), so the
  * tests can check ids exactly; the text is checked to hold them as bare numbers first.
  */
-export function parseJsonLossless(text: string): any {
-	return JSON.parse(text.replace(/([:,[]\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"$2"'));
+export function parseJsonLossless(text: string): Answer {
+	return asAnswer(
+		JSON.parse(text.replace(/([:,[]\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"$2"')),
+		'JSON answer',
+	);
 }
 
 /** The bare-number digits of every occurrence of `"key":<digits>` in a JSON text. */
@@ -79,8 +90,43 @@ export function rawNumbers(text: string, key: string): string[] {
 
 const xml = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'delivery_report' });
 
-export function parseXml(text: string): any {
-	return xml.parse(text);
+export function parseXml(text: string): Answer {
+	return asAnswer(xml.parse(text), 'XML answer');
+}
+
+/** The element under the root of an XML answer (`sms_send`, `sms_get_status`). */
+export function xmlElement(text: string, root: string): Answer {
+	return asAnswer(parseXml(text)[root], root);
+}
+
+/** The delivery reports of a get_status answer (or a callback) in JSON, ids as digits. */
+export function jsonReports(text: string): Answer[] {
+	return listOf(parseJsonLossless(text).reports, 'reports');
+}
+
+/** The delivery reports of a get_status answer (or a callback) in XML: always a list. */
+export function xmlReports(text: string): Answer[] {
+	const reports = asAnswer(xmlElement(text, 'sms_get_status').reports, 'reports');
+	return listOf(reports.delivery_report, 'delivery_report');
+}
+
+/** `/_sandbox/batches`, as the sandbox's own view types it. */
+export function parseReceived(text: string): Received {
+	const answer = parseJsonLossless(text);
+	listOf(answer.batches, 'batches');
+	listOf(answer.destinations, 'destinations');
+	return answer as unknown as Received;
+}
+
+function asAnswer(value: unknown, what: string): Answer {
+	if (typeof value !== 'object' || value === null || Array.isArray(value))
+		throw new Error(`${what} is not an object: ${JSON.stringify(value)}`);
+	return value as Answer;
+}
+
+function listOf(value: unknown, what: string): Answer[] {
+	if (!Array.isArray(value)) throw new Error(`${what} is not a list: ${JSON.stringify(value)}`);
+	return value.map((entry) => asAnswer(entry, `an entry of ${what}`));
 }
 
 export async function withSandbox<T>(
@@ -103,9 +149,9 @@ export async function sendOk(
 ): Promise<string> {
 	const res = await send(sb, fields, o);
 	const body = parseJsonLossless(res.text);
-	if (res.status !== 200 || body.accepted !== true)
+	if (res.status !== 200 || body.accepted !== true || typeof body.batch_id !== 'string')
 		throw new Error(`send not accepted: ${res.status} ${res.text}`);
-	return body.batch_id as string;
+	return body.batch_id;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,7 +2,7 @@
 import type { Sandbox } from '../server';
 import { startSandbox, TEST_NUMBER_TABLE } from '../server';
 import { formatCompactDate } from '../dates';
-import { call, getStatus, parseJsonLossless, sendOk, until } from './helpers';
+import { call, getStatus, jsonReports, parseJsonLossless, sendOk, until } from './helpers';
 
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0, 0);
 let sb: Sandbox;
@@ -15,7 +15,11 @@ async function reports(
 	batch: string,
 	box = sb,
 ): Promise<Array<{ msisdn: string; status: string; delivery_date: string }>> {
-	return parseJsonLossless((await getStatus(box, batch)).text).reports;
+	return jsonReports((await getStatus(box, batch)).text) as unknown as Array<{
+		msisdn: string;
+		status: string;
+		delivery_date: string;
+	}>;
 }
 
 const byDigit = (d: string) => `33612345670${d}`; // France: 7 days maximum validity
@@ -123,9 +127,7 @@ it('network_id follows the country code (longest prefix)', async () => {
 		destination: '12025550101,447700900001,4915123456780,27821234560,8881234560',
 		message: 'x',
 	});
-	const networks = parseJsonLossless((await getStatus(sb, batch)).text).reports.map(
-		(r: { network_id: number }) => r.network_id,
-	);
+	const networks = jsonReports((await getStatus(sb, batch)).text).map((r) => r.network_id);
 	expect(networks).toEqual([310260, 23410, 26201, 65501, 90100]);
 });
 
@@ -145,8 +147,8 @@ it('networks are configurable per prefix, with their own maximum validity', asyn
 			validity_period: '270101000000', // clamped to each network's maximum
 		});
 		custom.advance(60_000);
-		const r = parseJsonLossless((await getStatus(custom, batch)).text).reports;
-		expect(r.map((x: { network_id: number; status: string }) => [x.network_id, x.status])).toEqual([
+		const r = jsonReports((await getStatus(custom, batch)).text);
+		expect(r.map((x) => [x.network_id, x.status])).toEqual([
 			[1234, 'EXPIRED'],
 			[1, 'ENROUTE'],
 		]);

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** The sandbox's plain modules as tables: what the HTTP tests rely on, spelled out. */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Drives n8n's editor in Debian's Chromium (playwright-core, no downloaded browser), to see the
  * package's nodes the way a user sees them: icons, names, panels, and what n8n complains about.

@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Makes n8n list the installed tarball as a community package, as if it had been installed from
  * Settings → Community Nodes. n8n loads any package it finds in `~/.n8n/nodes/node_modules`, but its

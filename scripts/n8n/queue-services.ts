@@ -1,3 +1,9 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Postgres and Redis for n8n's queue mode, each on a free loopback port, in a temporary folder,
  * as a tracked process group (runtime.ts): stopped by `stop()`, and also when the test run or the

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * n8n in queue mode on this machine, as a user scales out: Postgres, Redis, one `n8n start` (main:
  * editor, API, triggers and polls), `n8n worker` processes (executions) and, when asked, `n8n

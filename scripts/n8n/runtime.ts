@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Runs the real n8n product with a package tarball installed the way users install it, for the
  * demo, the editor and the e2e tests. Everything binds 127.0.0.1; every process started here is
@@ -296,7 +301,8 @@ export class N8nInstance {
 			nodesFolder,
 			process.env,
 		);
-		const { devDependencies, peerDependencies, optionalDependencies, ...installed } = manifest.json;
+		const installed = { ...manifest.json };
+		for (const field of NOT_INSTALLED) delete installed[field];
 		fs.writeFileSync(path.join(folder, 'package.json'), JSON.stringify(installed, null, 2));
 		const npmArgs = [
 			'install',
@@ -366,6 +372,9 @@ export class N8nInstance {
 		forgetTempFolder(this.userFolder);
 	}
 }
+
+/** What n8n's installer strips before `npm install` (n8n itself provides n8n-workflow). */
+const NOT_INSTALLED = ['devDependencies', 'peerDependencies', 'optionalDependencies'];
 
 interface TarballManifest {
 	name: string;
@@ -519,7 +528,9 @@ export class N8nServer {
 		while (Date.now() < deadline) {
 			if (this.child.exitCode !== null) break;
 			try {
-				if ((await fetch(`${this.baseUrl}/healthz/readiness`)).ok) return;
+				// n8n 1.x is "ready" seconds before its REST routes are: wait for the editor's first call too.
+				const ready = await fetch(`${this.baseUrl}/healthz/readiness`);
+				if (ready.ok && (await fetch(`${this.baseUrl}/rest/settings`)).ok) return;
 			} catch {
 				// not listening yet
 			}

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The Bulk SMS service the demo and the editor talk to: the sandbox, started here with a clock
  * that finishes messages in 3 s so the send-and-track loop ends after a check or two; or, when

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The example workflows in examples/, as the demo, the editor and the e2e tests import them, and
  * the credential they refer to. One source for each workflow: what a user imports is what runs.
@@ -94,5 +97,64 @@ export function sendOnlyWorkflow(id: string): JsonObject {
 		name: 'Bulk SMS: send only',
 		nodes: nodesOf(example).filter((node) => kept.includes(String(node.name))),
 		connections: { [START_NODE_NAME]: connections[START_NODE_NAME] },
+	};
+}
+
+export const TOOL_EXECUTOR_NODE_NAME = 'Tool Executor';
+
+/** What an AI agent passes to the Send operation used as a tool (its `$fromAI` values). */
+export interface ToolCall {
+	destinations: string;
+	message: string;
+}
+
+/**
+ * Bulk SMS as an AI agent's tool, called as an agent calls it but without a model: n8n's Tool
+ * Executor hands `call` to the tool (`<package>.bulkSmsTool`, the variant n8n makes of a node that
+ * is `usableAsTool`), whose parameters read it with `$fromAI`. n8n 1.x hands the Executor's whole
+ * query to the tool; 2.x the entry named after the tool (so that one query can serve several).
+ */
+export function toolWorkflow(id: string, call: ToolCall, n8nVersion: string): JsonObject {
+	const example = nodesOf(loadExample('send-and-track'));
+	const [start, send] = [START_NODE_NAME, SEND_NODE_NAME].map((name) => {
+		const node = example.find((candidate) => candidate.name === name);
+		if (!node) throw new Error(`examples/send-and-track.json has no node ${name}`);
+		return node;
+	});
+	const tool = {
+		...send,
+		type: `${SEND_NODE_TYPE}Tool`,
+		position: [220, 200],
+		parameters: {
+			resource: 'sms',
+			operation: 'send',
+			destinations: "={{ $fromAI('destinations', 'Phone numbers, comma-separated', 'string') }}",
+			message: "={{ $fromAI('message', 'The text of the SMS', 'string') }}",
+			sendOptions: {},
+		},
+	};
+	const toolName = SEND_NODE_NAME.replace(/\W+/g, '_'); // n8n's name for the node as a tool
+	const query = n8nVersion.startsWith('1.') ? call : { [toolName]: call };
+	const executor = {
+		id: '7d1e4b2a-3c5f-4e6a-9b8c-0d1e2f3a4b50',
+		name: TOOL_EXECUTOR_NODE_NAME,
+		type: '@n8n/n8n-nodes-langchain.toolExecutor',
+		typeVersion: 1,
+		position: [220, 0],
+		parameters: { query: JSON.stringify(query), toolName: '' },
+	};
+	return {
+		id,
+		name: 'Bulk SMS: as an AI tool',
+		nodes: [start, tool, executor],
+		connections: {
+			[START_NODE_NAME]: { main: [[{ node: TOOL_EXECUTOR_NODE_NAME, type: 'main', index: 0 }]] },
+			[SEND_NODE_NAME]: {
+				ai_tool: [[{ node: TOOL_EXECUTOR_NODE_NAME, type: 'ai_tool', index: 0 }]],
+			},
+		},
+		active: false,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
 	};
 }

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * How the three nodes are found and told apart in n8n's node creator (issue 16): the words a
  * search can match (codex aliases), what each trigger's entry, actions and subtitle say about how

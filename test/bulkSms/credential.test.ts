@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** The credential's test, run the way n8n's credential tester runs it, against the sandbox. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -223,7 +223,7 @@ describe('summariseCampaign and readBatchIdList', () => {
 	});
 
 	it('refuses a number past 2^53 in a list, in words', () => {
-		expect(readBatchIdList(['1', 9007199254740993])).toMatchObject({
+		expect(readBatchIdList(['1', Number('9007199254740993')])).toMatchObject({
 			problem: expect.stringMatching(/number/),
 		});
 	});

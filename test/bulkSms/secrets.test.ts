@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * No run shows the account's password or its Basic token, in any escaping a gateway may echo
  * it in: not in an output item, an error's message, description or context, nor in n8n's error

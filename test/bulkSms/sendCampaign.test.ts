@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Send with many items: concurrency, what a failure says of every item, grouping, and the
  * options bulk senders expect (Smart Encoding, Do Not Send To, Max Credits, one item per

@@ -32,7 +32,7 @@ describe('readBatchId: the id as the service writes it, digits exact', () => {
 		[['1'], /A list is not a batch ID/],
 		['12345678901234567890', /it has 20 digits, more than the 19 the service uses/],
 		['123456789012345678901', /it has 21 digits/],
-		[9007199254740993, /may have lost digits/],
+		[Number('9007199254740993'), /may have lost digits/],
 	])('%p is refused: %s', (given, problem) => {
 		expect(readBatchId(given)).toMatchObject({ problem: expect.stringMatching(problem) });
 	});

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Property and differential tests of body parsing, seeded and bounded (fast-check).
  * - lossless JSON (jsonLossless.ts) agrees with JSON.parse on every document without unsafe

@@ -166,7 +166,7 @@ describe('parseDestinations: arrays', () => {
 		],
 		[
 			'a number beyond 2^53 was already rounded',
-			[9007199254740993],
+			[Number('9007199254740993')],
 			rejected(
 				'9007199254740992',
 				'is a number too large to be exact (it was already rounded): pass phone numbers as text',

@@ -73,8 +73,9 @@ function xmlAnswer(reports: Report[]): string {
 	return `<?xml version="1.0"?><sms_get_status><reports>${items.join('')}</reports></sms_get_status>`;
 }
 
-/** Everything but the date's raw text, which differs by format as the interface says. */
-const comparable = ({ delivery_date: _raw, ...rest }: RawReport) => rest;
+/** Everything but the date's raw text, which differs by format as the interface says (toEqual
+ * leaves out a field set to undefined). */
+const comparable = (report: RawReport) => ({ ...report, delivery_date: undefined });
 
 describe('readStatusAnswer: JSON and XML of the same reports agree', () => {
 	it('same reports, ids exact, batch ids in the service form', () => {

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-hardcoded-secrets
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 import { parseBody } from '../../nodes/shared/domain/body';
 import {
 	readSendAnswer,

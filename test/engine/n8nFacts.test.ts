@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/node-usable-as-tool
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Facts about n8n's HTTP helper (httpRequestWithAuthentication) that the transport is built on:
  * which options keep a body byte for byte, how each failure arrives, and how often a request is
@@ -12,6 +15,7 @@ import type {
 	INodeType,
 } from 'n8n-workflow';
 
+import { NodeConnectionTypes } from 'n8n-workflow';
 import { MANUAL_TRIGGER, SET_ITEMS, outputOf, runWorkflow } from './harness';
 import { startSandbox, type FaultKind, type Sandbox } from '../../sandbox/server';
 
@@ -88,8 +92,8 @@ class HttpProbe implements INodeType {
 		version: 1,
 		description: 'Sends a request per item',
 		defaults: { name: 'HTTP Probe' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'bulkSmsApi', required: true }],
 		properties: [
 			{ displayName: 'Path', name: 'path', type: 'string', default: '/' },

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/node-usable-as-tool
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The node types a test workflow can hold: a Manual Trigger and a Set Items node standing in
  * for n8n-nodes-base, and the package's own nodes and credential, loaded from source on first use.
@@ -5,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { NodeHelpers } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeHelpers } from 'n8n-workflow';
 import type {
 	ICredentialType,
 	IDataObject,
@@ -33,7 +38,7 @@ class ManualTrigger implements INodeType {
 		description: 'Runs the flow on clicking a button in n8n',
 		defaults: { name: 'When clicking "Execute workflow"' },
 		inputs: [],
-		outputs: ['main'],
+		outputs: [NodeConnectionTypes.Main],
 		properties: [],
 	};
 	// As n8n-nodes-base's ManualTrigger: WorkflowExecute awaits the emit in manual mode.
@@ -57,8 +62,8 @@ class SetItems implements INodeType {
 		version: 1,
 		description: 'Emits the given items',
 		defaults: { name: 'Set Items' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }],
 	};
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

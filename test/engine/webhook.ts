@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /*
  * Drives a webhook node's webhook() the way n8n 2.41.1's production webhooks do
  * (packages/cli: live-webhooks.ts executeWebhook, webhook-helpers.ts executeWebhook), through

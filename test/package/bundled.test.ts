@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * What the bundle holds (scripts/bundle.ts, from esbuild's metafile) is what the README lists,
  * and `npm run audit:bundled` checks those versions through npm audit itself. The advisory

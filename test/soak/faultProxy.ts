@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * A proxy in front of the sandbox that breaks answers the way real gateways and services do,
  * by a seeded draw per request: what the sandbox's own faults cannot do (it is a correct

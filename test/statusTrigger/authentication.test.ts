@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Who may call the status trigger, and where its secret lives: in a credential (version 1.1),
  * or in the node parameters of workflows saved with version 1, which keep working. A setup that

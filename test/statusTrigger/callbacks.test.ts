@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The sandbox calls back the status trigger over HTTP (n8n's webhook path, test/engine/webhook.ts):
  * at least once delivery with repeats, reordering and a receiver that is down for a while, and

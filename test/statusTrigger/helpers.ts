@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-hardcoded-secrets,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** What the status trigger tests share: the node as a workflow would hold it, behind n8n's webhook path. */
 import * as path from 'node:path';
 

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Each request is bounded in total time (n8n's own timeout only limits the time between two
  * bytes) and in the size of the answer read, through n8n's real engine and HTTP helper.

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * No request of the package follows a redirect: Send, Get Status, the polling trigger (all
  * through nodes/shared/transport) and the credential test. The interface never redirects, and

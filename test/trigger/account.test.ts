@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * An account's failure said at once (issue 17): a failure that concerns every batch (refused
  * credentials, an address where nothing or something else answers) fails the activation poll

@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * describeState (nodes/shared/domain/watchState.ts) and scripts/describe-state.ts: a stored
  * trigger state in words, from the static data a real poll saved (through n8n-core's PollContext

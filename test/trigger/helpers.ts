@@ -1,3 +1,8 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * What the trigger tests share: a sandbox on a frozen clock (batches go in with sendDirect from
  * sandbox/client.ts), polling the real node through n8n-core's PollContext (test/engine/poll.ts),
