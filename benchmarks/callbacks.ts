@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The Bulk SMS Status Trigger beside n8n's own Webhook node, in a real `n8n start` (the packed
  * package installed as users install it): examples/status-callbacks.json (the trigger, then a No

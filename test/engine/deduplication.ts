@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /*
  * n8n's deduplication store (`this.helpers.checkProcessedAndRecord`), which lives in n8n's CLI
  * package (deduplication/deduplication-helper.ts) and reaches nodes through n8n-core's

@@ -1,3 +1,7 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * A campaign followed by status callbacks through n8n's webhook path (the engine kit,
  * test/engine/webhook.ts, answering as n8n does once an execution has started): the sandbox calls

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Claims in n8n's deduplication store (nodes/BulkSmsStatusTrigger/claims.ts), against a store that
  * behaves like n8n's: each call reads the record, and writes back what it read plus its items, a

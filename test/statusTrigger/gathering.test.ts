@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** Callbacks that arrive while another is handed over ride together: who carries, who waits, what riders learn. */
 import { Gathering, type Parcel, type Turn } from '../../nodes/BulkSmsStatusTrigger/gathering';
 

@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** The trigger's memory of reports seen: repeats, late arrivals, how it is stored, and this process's part. */
 import fc from 'fast-check';
 import { deepCopy } from 'n8n-workflow';

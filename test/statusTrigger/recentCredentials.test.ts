@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-hardcoded-secrets
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Each callback is checked against the callback credential as this process read it lately
  * (nodes/BulkSmsStatusTrigger/recentCredentials.ts): read once for many callbacks, a new secret
