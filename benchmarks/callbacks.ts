@@ -14,7 +14,10 @@
  */
 import { callbackUrl, importStatusCallbacks } from '../scripts/n8n/callbacks';
 import { packRepo } from '../scripts/n8n/package';
-import { N8nInstance, sleep, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
+import { N8nInstance } from '../scripts/n8n/instance';
+import { sleep } from '../scripts/n8n/processes';
+import type { JsonObject } from '../scripts/n8n/runData';
+import type { N8nServer } from '../scripts/n8n/server';
 import { credential, workflowId } from '../scripts/n8n/workflows';
 import { inRounds, type Figure } from './figures';
 

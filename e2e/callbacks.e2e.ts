@@ -14,7 +14,8 @@
  * executions.
  */
 import { sendDirect } from '../sandbox/client';
-import { nodeRuns, settled, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
+import { type JsonObject, nodeRuns } from '../scripts/n8n/runData';
+import { type N8nServer, settled } from '../scripts/n8n/server';
 import {
 	callbackUrl,
 	connectStatusCallbacks,

@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { nodeRuns, type JsonObject } from '../scripts/n8n/runtime';
+import { type JsonObject, nodeRuns } from '../scripts/n8n/runData';
 import { DEMO_SANDBOX } from '../scripts/n8n/service';
 import { startHarness, type Harness } from './harness';
 

@@ -5,7 +5,7 @@
  * Table view shows). Its output must match what the sandbox's test numbers decide and what the
  * sandbox received.
  */
-import { nodeRuns, type JsonObject } from '../scripts/n8n/runtime';
+import { type JsonObject, nodeRuns } from '../scripts/n8n/runData';
 import { DEMO_SANDBOX } from '../scripts/n8n/service';
 import {
 	DONE_NODE_NAME,

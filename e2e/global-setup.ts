@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { provision } from '../scripts/n8n/provision';
-import { killRecordedGroups } from '../scripts/n8n/runtime';
+import { killRecordedGroups } from '../scripts/n8n/processes';
 import { packageTarball } from './package-under-test';
 
 export default async function globalSetup(): Promise<void> {

@@ -9,7 +9,7 @@
  */
 import type { SandboxOptions } from '../sandbox/options';
 import { startSandbox, type Sandbox } from '../sandbox/server';
-import { N8nInstance } from '../scripts/n8n/runtime';
+import { N8nInstance } from '../scripts/n8n/instance';
 import { credential } from '../scripts/n8n/workflows';
 import { sandboxAccount } from '../scripts/n8n/service';
 import { packageTarball } from './package-under-test';

@@ -24,7 +24,8 @@ import {
 } from '../scripts/n8n/browser';
 import { registerCommunityPackage } from '../scripts/n8n/communityPackage';
 import { REPO_ROOT } from '../scripts/n8n/package';
-import { nodeRuns, settled, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
+import { type JsonObject, nodeRuns } from '../scripts/n8n/runData';
+import { type N8nServer, settled } from '../scripts/n8n/server';
 import {
 	CREDENTIAL_TYPE,
 	loadExample,

@@ -23,7 +23,7 @@ import {
 	showTableOf,
 } from '../scripts/n8n/browser';
 import { REPO_ROOT } from '../scripts/n8n/package';
-import { nodeRuns, type JsonObject } from '../scripts/n8n/runtime';
+import { type JsonObject, nodeRuns } from '../scripts/n8n/runData';
 import { DEMO_SANDBOX } from '../scripts/n8n/service';
 import { loadExample, workflowId } from '../scripts/n8n/workflows';
 import { startHarness, type Harness } from './harness';

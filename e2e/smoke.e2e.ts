@@ -13,7 +13,8 @@ import {
 	importStatusCallbacks,
 	type StatusCallbacks,
 } from '../scripts/n8n/callbacks';
-import { nodeRuns, settled, type JsonObject, type N8nServer } from '../scripts/n8n/runtime';
+import { type JsonObject, nodeRuns } from '../scripts/n8n/runData';
+import { type N8nServer, settled } from '../scripts/n8n/server';
 import { DEMO_SANDBOX, sandboxAccount } from '../scripts/n8n/service';
 import {
 	credential,

@@ -1,5 +1,5 @@
 /** Waiting in the e2e suites, where the server under test runs in other processes. */
-import { sleep } from '../scripts/n8n/runtime';
+import { sleep } from '../scripts/n8n/processes';
 
 export { sleep };
 

@@ -29,7 +29,8 @@ import { sendDirect } from '../../sandbox/client';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { ReportStatus } from '../../sandbox/numbers';
 import { QueueStack, type QueueWorker } from '../../scripts/n8n/queue';
-import { nodeRuns, settled, type JsonObject } from '../../scripts/n8n/runtime';
+import { type JsonObject, nodeRuns } from '../../scripts/n8n/runData';
+import { settled } from '../../scripts/n8n/server';
 import { DEMO_SANDBOX, sandboxAccount } from '../../scripts/n8n/service';
 import {
 	credential,

@@ -6,8 +6,7 @@
  * package's nodes the way a user sees them: icons, names, panels, and what n8n complains about.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { N8nServer, Owner } from './runtime';
-import { DEFAULT_OWNER } from './runtime';
+import { DEFAULT_OWNER, type N8nServer, type Owner } from './server';
 
 const CHROMIUM = process.env.BULKSMS_CHROMIUM || '/usr/bin/chromium';
 

@@ -7,7 +7,9 @@
 import { randomBytes } from 'node:crypto';
 
 import type { Sandbox } from '../../sandbox/server';
-import type { JsonObject, N8nInstance, N8nServer } from './runtime';
+import type { N8nInstance } from './instance';
+import type { JsonObject } from './runData';
+import type { N8nServer } from './server';
 import { loadExample, STATUS_TRIGGER_NODE_TYPE, workflowId } from './workflows';
 
 export const CALLBACK_CREDENTIAL_ID = 'bulkSmsCallback01';

@@ -16,7 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 
-import type { N8nInstance } from './runtime';
+import type { N8nInstance } from './instance';
 
 /** The rows n8n would have written; the script below runs in Node 24 (node:sqlite). */
 const REGISTER = `

@@ -19,7 +19,8 @@
  * sending to them would spend real credits).
  */
 import { packRepo } from './package';
-import { N8nInstance, nodeRuns, type JsonObject } from './runtime';
+import { N8nInstance } from './instance';
+import { type JsonObject, nodeRuns } from './runData';
 import { startService, type Service } from './service';
 import {
 	credential,

@@ -15,7 +15,8 @@
 import { connectStatusCallbacks, importStatusCallbacks, type StatusCallbacks } from './callbacks';
 import { registerCommunityPackage } from './communityPackage';
 import { packRepo } from './package';
-import { DEFAULT_OWNER, N8nInstance, type N8nServer } from './runtime';
+import { N8nInstance } from './instance';
+import { DEFAULT_OWNER, type N8nServer } from './server';
 import { startService, type Service } from './service';
 import { credential, CREDENTIAL_NAME, loadExample, workflowId } from './workflows';
 

@@ -6,7 +6,7 @@
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Postgres and Redis for n8n's queue mode, each on a free loopback port, in a temporary folder,
- * as a tracked process group (runtime.ts): stopped by `stop()`, and also when the test run or the
+ * as a tracked process group (processes.ts): stopped by `stop()`, and also when the test run or the
  * script ends early. Why these packages: docs/queue-mode.md.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -22,7 +22,7 @@ import {
 	killGroup,
 	spawnGroup,
 	trackTempFolder,
-} from './runtime';
+} from './processes';
 
 /** A started service: where it listens, its process group, how to stop it. */
 export interface Service {

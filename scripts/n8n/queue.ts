@@ -8,21 +8,15 @@
  * webhook` processes (production webhooks, beside main), all on free loopback ports. Each process has its own user folder with the package installed (a shared folder lets each
  * new worker's crash recovery mark other processes' executions crashed) and the same encryption key.
  *
- * Every process is a tracked process group (runtime.ts): `stop()` ends them all, and so does the
+ * Every process is a tracked process group (processes.ts): `stop()` ends them all, and so does the
  * end of the script or test run, also on Ctrl-C or failure. Facts: docs/queue-mode.md.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-	captureOutput,
-	DEFAULT_OWNER,
-	freePort,
-	killGroup,
-	N8nInstance,
-	sleep,
-	type JsonObject,
-	type N8nServer,
-} from './runtime';
+import { N8nInstance } from './instance';
+import { captureOutput, freePort, killGroup, sleep } from './processes';
+import type { JsonObject } from './runData';
+import { DEFAULT_OWNER, type N8nServer } from './server';
 import {
 	groupMemoryMb,
 	startPostgres,

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from './package';
-import type { JsonObject } from './runtime';
+import type { JsonObject } from './runData';
 
 export const PACKAGE_NAME = 'n8n-nodes-bulk-sms';
 export const SEND_NODE_TYPE = `${PACKAGE_NAME}.bulkSms`;
