@@ -8,7 +8,7 @@
  * copy of the service.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CallbackFaultKind, CallbackOptions } from './callbacks';
+import type { CallbackFaultKind, CallbackOptions } from './callbackSettings';
 import type { SandboxCore } from './core';
 import { FAULT_KINDS, type FaultKind, type FaultOptions } from './faults';
 import { readBody, respondJson } from './http';

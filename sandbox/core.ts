@@ -3,7 +3,8 @@
  * request log and the state file. The server and the admin view both work through this.
  */
 import { reportFields } from './api';
-import { blankPassword, Callbacks, checkCallbackUrl } from './callbacks';
+import { Callbacks } from './callbacks';
+import { blankPassword, checkCallbackUrl } from './callbackSettings';
 import { assertTimeZone } from './dates';
 import { Clock } from './clock';
 import { Faults, type FaultKind, type FaultOptions } from './faults';

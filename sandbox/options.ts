@@ -1,5 +1,5 @@
 /** Options of a sandbox and their defaults; the CLI and tests both start from these. */
-import type { CallbackOptions } from './callbacks';
+import type { CallbackOptions } from './callbackSettings';
 import type { FaultOptions } from './faults';
 import { DEFAULT_NETWORKS, type NetworkRule } from './numbers';
 import type { Account } from './store';
@@ -20,7 +20,7 @@ export interface SandboxOptions {
 	/** When set, accounts, credits and batches are kept in this file across restarts. */
 	stateFile?: string;
 	faults: Partial<FaultOptions>;
-	/** Status callbacks: grouping, retries, timeouts and their faults (callbacks.ts). */
+	/** Status callbacks: grouping, retries, timeouts and their faults (callbackSettings.ts). */
 	callbacks?: Partial<CallbackOptions>;
 	/** Serve /_sandbox/* (unauthenticated admin and test controls). */
 	admin: boolean;

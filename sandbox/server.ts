@@ -11,7 +11,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { negotiate } from './accept';
 import { handleAdmin } from './admin';
 import { BATCH_ID, cancelSend, reportFields, send } from './api';
-import type { CallbackFaultKind, CallbackOptions, CallbackTotals, CallbackView } from './callbacks';
+import type { CallbackTotals, CallbackView } from './callbacks';
+import type { CallbackFaultKind, CallbackOptions } from './callbackSettings';
 import {
 	SandboxCore,
 	type AccountChange,
@@ -38,7 +39,8 @@ export {
 export { FIRST_BATCH_ID, FIRST_SESSION_ID } from './store';
 export type { FaultKind, FaultOptions } from './faults';
 export type { AccountChange, Received, RequestLogEntry } from './core';
-export type { CallbackFaultKind, CallbackOptions, CallbackTotals, CallbackView } from './callbacks';
+export type { CallbackTotals, CallbackView } from './callbacks';
+export type { CallbackFaultKind, CallbackOptions } from './callbackSettings';
 
 export interface Sandbox {
 	/** e.g. http://127.0.0.1:8555: the base URL to put in the n8n credential. */

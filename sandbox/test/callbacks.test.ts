@@ -4,7 +4,7 @@
 /** Status callbacks: what the sandbox POSTs, when, how often, and what it does when the receiver fails. */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseCli } from '../cli';
+import { parseCli } from '../flags';
 import { startSandbox, type Sandbox } from '../server';
 import {
 	call,

@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { banner, parseCli, parseDuration } from '../cli';
+import { banner } from '../cli';
+import { parseCli, parseDuration } from '../flags';
 import { DEFAULT_NETWORKS } from '../numbers';
 import { startSandbox } from '../server';
 import {
