@@ -23,7 +23,7 @@ const OUTSIDE: Array<{ pattern: RegExp; instead: string }> = [
 		instead: 'a path relative to the repository',
 	},
 	{
-		pattern: /(\.\.\/)+shared\/(DESIGN|STYLE|seed)|shared\/(DESIGN|STYLE)\.md/,
+		pattern: /(\.\.\/)+shared\/(DESIGN|STYLE|seed)|\b(DESIGN|STYLE)\.md\b/,
 		instead: 'docs/decisions.md',
 	},
 	{

@@ -56,7 +56,7 @@ export class N8nInstance {
 		return new N8nInstance(await provision(), options);
 	}
 
-	/** The settings DESIGN.md lists: loopback only, nothing phoning home, a fixed key for this folder. */
+	/** The settings docs/running-in-n8n.md gives: loopback only, nothing phoning home, a fixed key for this folder. */
 	env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 		return {
 			...this.provisioned.env,
