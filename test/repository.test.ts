@@ -40,9 +40,15 @@ function trackedTextFiles(): string[] {
 		.filter((file) => file && !/\.(png|jpg|svg|ico)$|package-lock\.json$/.test(file));
 }
 
-/** The folders around this clone and the user's home, wherever CI or a maintainer cloned it. */
+/**
+ * This clone, the folder around it and the user's home, wherever CI or a maintainer cloned it;
+ * not the system's temp folder (a clone in /tmp must not make every '/tmp/…' of a test a finding).
+ */
 function machinePaths(): string[] {
-	return [path.dirname(ROOT), os.homedir()].filter((dir) => dir.length > 1).map((dir) => dir + '/');
+	const shared = new Set(['/', os.tmpdir()]);
+	return [ROOT, path.dirname(ROOT), os.homedir()]
+		.filter((dir) => !shared.has(dir))
+		.map((dir) => dir + '/');
 }
 
 describe('the repository cites only itself', () => {
