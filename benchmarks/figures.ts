@@ -41,6 +41,13 @@ export interface Summary {
 /** Rounds per scenario: at least 7, so that one disturbed round cannot move the median. */
 export const ROUNDS = Math.max(7, Number(process.env.BENCH_ROUNDS) || 7);
 
+/**
+ * Rounds for scenarios whose round takes under a second (parsing, dates, Get Status, the
+ * 100,000-report poll): their round ratios spread from ×2 to ×3 within one run, so a median of 7
+ * moved up to 17% between runs of one commit; three times the rounds cost a few seconds.
+ */
+export const QUICK_ROUNDS = 3 * ROUNDS;
+
 export interface Timed {
 	/** Per round: wall time in milliseconds, or the figure the leg returned. */
 	figures: number[];

@@ -7,7 +7,7 @@
  */
 import { parseBody } from '../nodes/shared/domain/body';
 import { readStatusAnswer } from '../nodes/shared/domain/responses';
-import { inRounds, median, roundRatios, type Figure } from './figures';
+import { inRounds, median, QUICK_ROUNDS, roundRatios, type Figure } from './figures';
 
 const REPORTS = 100_000;
 
@@ -38,13 +38,16 @@ function statusAnswerTexts(reports: number): { json: string; xml: string } {
 /** Every contender in every round, so a busy neighbour slows them all alike. */
 export async function figures(): Promise<Figure[]> {
 	const { json, xml } = statusAnswerTexts(REPORTS);
-	const timed = await inRounds({
-		baseline: () => JSON.parse(json),
-		parse_json_100k: () => parseBody(json),
-		parse_xml_100k: () => parseBody(xml),
-		read_status_json_100k: () => readStatusAnswer(json),
-		read_status_xml_100k: () => readStatusAnswer(xml),
-	});
+	const timed = await inRounds(
+		{
+			baseline: () => JSON.parse(json),
+			parse_json_100k: () => parseBody(json),
+			parse_xml_100k: () => parseBody(xml),
+			read_status_json_100k: () => readStatusAnswer(json),
+			read_status_xml_100k: () => readStatusAnswer(xml),
+		},
+		QUICK_ROUNDS,
+	);
 	const figure = (scenario: Exclude<keyof typeof timed, 'baseline'>, label: string): Figure => ({
 		scenario,
 		label,

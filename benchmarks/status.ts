@@ -7,7 +7,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 
 import { BULK_SMS_TRIGGER, outputOf, pollOnce, runWorkflow } from '../test/engine/harness';
 import { getStatus as getStatusNode, line, trigger } from '../test/bulkSms/workflow';
-import { inRounds, type Figure } from './figures';
+import { inRounds, QUICK_ROUNDS, type Figure } from './figures';
 import { jsonAnswer, startReplay, xmlAnswer, type Replay } from './replay';
 
 export const BATCH = '9007199254740993';
@@ -40,16 +40,19 @@ async function getStatusFigures(replay: Replay): Promise<Figure[]> {
 	const result: Figure[] = [];
 	for (const [scenario, label, format, timeZone] of cases) {
 		// The raw client reads the JSON answer in every case: JSON.parse is the floor.
-		const timed = await inRounds({
-			node: () => {
-				replay.set(BATCH, format === 'json' ? json : xml);
-				return getStatus(replay, format, timeZone);
+		const timed = await inRounds(
+			{
+				node: () => {
+					replay.set(BATCH, format === 'json' ? json : xml);
+					return getStatus(replay, format, timeZone);
+				},
+				raw: () => {
+					replay.set(BATCH, json);
+					return rawClient(replay, BATCH);
+				},
 			},
-			raw: () => {
-				replay.set(BATCH, json);
-				return rawClient(replay, BATCH);
-			},
-		});
+			QUICK_ROUNDS,
+		);
 		result.push({
 			scenario,
 			label: `${label} vs raw fetch + JSON.parse`,
@@ -121,19 +124,22 @@ async function triggerPollFigure(replay: Replay): Promise<Figure> {
 	});
 	const snapshot = JSON.stringify(before);
 	replay.set(BATCH, later);
-	const timed = await inRounds({
-		poll: async () => {
-			const outcome = await pollOnce({
-				node,
-				credentials: replayCredentials(replay),
-				staticData: JSON.parse(snapshot) as IDataObject,
-				persisted: {},
-			});
-			const emitted = outcome.result?.[0]?.length ?? 0;
-			if (emitted !== 80_000) throw new Error(`bench: expected 80,000 emitted, got ${emitted}`);
+	const timed = await inRounds(
+		{
+			poll: async () => {
+				const outcome = await pollOnce({
+					node,
+					credentials: replayCredentials(replay),
+					staticData: JSON.parse(snapshot) as IDataObject,
+					persisted: {},
+				});
+				const emitted = outcome.result?.[0]?.length ?? 0;
+				if (emitted !== 80_000) throw new Error(`bench: expected 80,000 emitted, got ${emitted}`);
+			},
+			raw: () => rawClient(replay, BATCH),
 		},
-		raw: () => rawClient(replay, BATCH),
-	});
+		QUICK_ROUNDS,
+	);
 	return {
 		scenario: 'trigger_poll_100k',
 		label: 'Trigger poll, 100,000 watched, 80,000 changed, vs raw fetch + JSON.parse',
