@@ -44,9 +44,10 @@ export const ROUNDS = Math.max(7, Number(process.env.BENCH_ROUNDS) || 7);
 /**
  * Rounds for scenarios whose round takes under a second (parsing, dates, Get Status, the
  * 100,000-report poll): their round ratios spread from ×2 to ×3 within one run, so a median of 7
- * moved up to 17% between runs of one commit; three times the rounds cost a few seconds.
+ * moved up to 21% between three runs of one commit, and of 21 up to 11%; five times the rounds
+ * cost about a minute.
  */
-export const QUICK_ROUNDS = 3 * ROUNDS;
+export const QUICK_ROUNDS = 5 * ROUNDS;
 
 export interface Timed {
 	/** Per round: wall time in milliseconds, or the figure the leg returned. */
