@@ -18,16 +18,18 @@ const ROOT = path.resolve(__dirname, '..');
 /** What a clone cannot follow, and what to write instead. */
 const OUTSIDE: Array<{ pattern: RegExp; instead: string }> = [
 	{
-		// An absolute path in a home or work folder: /root/..., /home/<user>/..., /work/...
+		// An absolute path into a home folder (root's, a user's) or the build machine's work folder.
 		pattern: /(^|[^\w.~-])\/(work|root|home\/[\w.-]+|Users\/[\w.-]+)\//,
 		instead: 'a path relative to the repository',
 	},
 	{
+		// The design notes kept beside the repository while it was built, by path or by name.
 		pattern: /(\.\.\/)+shared\/(DESIGN|STYLE|seed)|\b(DESIGN|STYLE)\.md\b/,
 		instead: 'docs/decisions.md',
 	},
 	{
-		// "seed 4.1", "seed section 6", "seed §6.2", "seed/bulk-sms-interface.md"
+		// The provider's document cited by its old name: the word, then a section number, "section",
+		// "§", or a slash and a file name.
 		pattern: /(^|[^\w-])seed(\/|[ ,]+(§|section\b|\d))/i,
 		instead: 'docs/interface.md and its section number',
 	},
