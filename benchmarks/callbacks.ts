@@ -44,9 +44,7 @@ export async function figures(): Promise<Figure[]> {
 		);
 		await n8n.importWorkflow(webhookWorkflow());
 		const callbacks = await importStatusCallbacks(n8n);
-		const server = await n8n.startServer();
-		await server.setupOwner();
-		await server.createApiKey();
+		const server = await n8n.startServerAsOwner();
 		const webhook = await activate(server, WEBHOOK_WORKFLOW, `${server.baseUrl}/webhook/bench`);
 		const trigger = await activate(
 			server,

@@ -126,9 +126,7 @@ beforeAll(async () => {
 		data: { secret: '   ' },
 	});
 	example = await importStatusCallbacks(harness.n8n);
-	server = await harness.n8n.startServer();
-	await server.setupOwner();
-	await server.createApiKey();
+	server = await harness.n8n.startServerAsOwner();
 	await server.activateWorkflow(WORKFLOW_ID);
 	webhookUrl = `${server.baseUrl}/webhook/${WEBHOOK_ID}/status`;
 }, 300_000);

@@ -71,9 +71,7 @@ beforeAll(async () => {
 	const watch = { batchIds: watchedBatchId, emit: 'changes', emitExisting: true };
 	await harness.n8n.importWorkflow(withParameters(WATCH, TRIGGER_NODE_NAME, watch));
 	registerCommunityPackage(harness.n8n, harness.installed); // as npm run editor does
-	server = await harness.n8n.startServer();
-	await server.setupOwner();
-	await server.createApiKey();
+	server = await harness.n8n.startServerAsOwner();
 }, 300_000);
 
 afterAll(() => harness?.stop());

@@ -64,9 +64,7 @@ beforeAll(async () => {
 	await harness.n8n.importWorkflow(withParameters(WATCH, TRIGGER_NODE_NAME, watch));
 	// examples/status-callbacks.json with its callback credential, as `npm run editor` sets it up.
 	callbacks = await importStatusCallbacks(harness.n8n);
-	server = await harness.n8n.startServer();
-	await server.setupOwner();
-	await server.createApiKey();
+	server = await harness.n8n.startServerAsOwner();
 }, 300_000);
 
 afterAll(() => harness?.stop());

@@ -80,9 +80,7 @@ async function main(): Promise<void> {
 		await n8n.importWorkflow(EXAMPLES);
 		const callbacks = await importStatusCallbacks(n8n);
 		registerCommunityPackage(n8n, installed);
-		const server = await n8n.startServer({ port });
-		await server.setupOwner();
-		await server.createApiKey('bulk-sms-editor');
+		const server = await n8n.startServerAsOwner({ port }, 'bulk-sms-editor');
 		const url = await connectStatusCallbacks(server, callbacks, service.sandbox);
 		printWelcome(server, service);
 		printCallbacks(server, callbacks, url, service);

@@ -200,6 +200,17 @@ export class N8nInstance {
 		return server;
 	}
 
+	/**
+	 * `n8n start` on this instance's first start: the owner set up and logged in, and an API key
+	 * for the public API (activation, executions), as every suite and script needs it.
+	 */
+	async startServerAsOwner(options: ServerOptions = {}, apiKeyLabel?: string): Promise<N8nServer> {
+		const server = await this.startServer(options);
+		await server.setupOwner();
+		await server.createApiKey(apiKeyLabel);
+		return server;
+	}
+
 	/** Stops every server of this instance and deletes its user folder: the instance is done. */
 	async stop(): Promise<void> {
 		await Promise.all([...this.servers].map((server) => server.stop()));
