@@ -20,7 +20,7 @@ import {
 	type Received,
 	type RequestLogEntry,
 } from './core';
-import type { FaultKind, FaultOptions } from './faults';
+import type { FaultKind, FaultOptions, QueuedFault } from './faults';
 import { basicCredentials, isFormContentType, readBody, respond, respondText } from './http';
 import type { ReportStatus } from './numbers';
 import { defaultOptions, type SandboxOptions } from './options';
@@ -37,7 +37,7 @@ export {
 	type NetworkRule,
 } from './numbers';
 export { FIRST_BATCH_ID, FIRST_SESSION_ID } from './store';
-export type { FaultKind, FaultOptions } from './faults';
+export type { FaultKind, FaultOptions, QueuedFault } from './faults';
 export type { AccountChange, Received, RequestLogEntry } from './core';
 export type { CallbackTotals, CallbackView } from './callbacks';
 export type { CallbackFaultKind, CallbackOptions } from './callbackSettings';
@@ -57,8 +57,8 @@ export interface Sandbox {
 	setNow(ms: number): void;
 	/** Replaces the fault configuration (what is not given is off) and clears queued faults. */
 	setFaults(faults: Partial<FaultOptions>): void;
-	/** Faults for the next /api requests, in order (deterministic tests). */
-	queueFaults(...kinds: FaultKind[]): void;
+	/** Faults for the next /api requests, in order (deterministic tests); 'none' passes one. */
+	queueFaults(...kinds: QueuedFault[]): void;
 	/** Every accepted batch and how many times each destination was accepted. */
 	received(account?: string): Received;
 	/** The last 1000 requests to /api, oldest first. */

@@ -169,7 +169,7 @@ describe('Fail the Item fails only that item', () => {
 			[[{ item: 3 }], 'failed'],
 			[[{ item: 4 }], 'accepted'],
 		]);
-		expect(output[3].json).toEqual({
+		expect(output[3].json).toMatchObject({
 			send_outcome: 'failed',
 			batch_id: null,
 			requested: 0,
@@ -180,6 +180,52 @@ describe('Fail the Item fails only that item', () => {
 			description: expect.stringMatching(/or set Invalid Numbers to Skip and Report\.$/),
 		});
 		expect(sandbox.received().batches).toHaveLength(3);
+	});
+});
+
+describe('One Item per Batch (the default): every item has the same columns', () => {
+	const COLUMNS = [
+		'send_outcome',
+		'batch_id',
+		'accepted',
+		'batch_size',
+		'receive_updates',
+		'remaining_credits',
+		'requested',
+		'destinations',
+		'dropped_by_service',
+		'skipped',
+		'duplicates_removed',
+		'reason',
+		'encoding',
+		'characters',
+		'parts',
+		'credits_expected',
+		'validity_period',
+		'valid_until',
+		'chunk',
+		'chunks',
+		'error',
+		'description',
+		'service_error',
+		'not_sent',
+	];
+
+	it('sent, skipped, repeated and failed rows alike, null where not applicable', async () => {
+		const rows = [...CONTACTS, CONTACTS[0]];
+		const output = outputOf(await run(campaign({ onInvalid: 'fail' }, CONTINUE, rows)), 'Send');
+		expect(outcomes(output)).toEqual([
+			[[{ item: 0 }], 'accepted'],
+			[[{ item: 1 }], 'failed'],
+			[[{ item: 2 }], 'accepted'],
+			[[{ item: 3 }], 'failed'],
+			[[{ item: 4 }], 'accepted'],
+			[[{ item: 5 }], 'skipped'],
+		]);
+		for (const item of output) {
+			expect(Object.keys(item.json)).toEqual(COLUMNS);
+			expect(Object.values(item.json)).not.toContain(undefined);
+		}
 	});
 });
 

@@ -2,7 +2,7 @@
  * Reads what every item asks for, once: the run's settings, then per item its message,
  * validity, options and numbers (opted-out ones left out, with why). Nothing is sent here.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { isExpression, NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../../../shared/domain/body';
@@ -15,9 +15,12 @@ import {
 } from '../../../shared/domain/validity';
 import { serviceSettings, type AccountOf } from '../../../shared/transport';
 import { NO_NUMBER, OPTED_OUT, type ItemSend, type RunSettings } from './model';
+import type { SpeedLimitSetting } from './speedLimit';
 
 /** As in the option's description; an expression cannot open more connections than this. */
 const MAX_CONCURRENCY = 32;
+/** Resume Within (Hours): at most a week, the longest validity a message usually has. */
+const MAX_RESUME_HOURS = 168;
 
 export type Reader = <T>(name: string, item: number, fallback: T) => T;
 
@@ -42,10 +45,11 @@ export function parameterReader(context: IExecuteFunctions): Reader {
 	};
 }
 
-export function readSettings(read: Reader): RunSettings {
+export function readSettings(this: IExecuteFunctions, read: Reader): RunSettings {
 	const option = <T>(name: string, fallback: T) => read(`sendOptions.${name}`, 0, fallback);
 	// null, not undefined: n8n refuses a missing parameter whose fallback is undefined.
 	const maxCredits = option<unknown>('maxCredits', null);
+	const resumeWithin = Math.floor(numberOr(option('resumeWithinHours', 12), 12));
 	return {
 		combine: option('combineItems', false),
 		group: option('groupSameMessage', false),
@@ -55,7 +59,29 @@ export function readSettings(read: Reader): RunSettings {
 		),
 		output: option<string>('output', 'batch') === 'destination' ? 'destination' : 'batch',
 		maxCredits: maxCredits === null || maxCredits === '' ? undefined : maxCredits,
+		once: option<unknown>('sendEachNumberOnce', true) !== false,
+		resumeWithinHours: Math.min(MAX_RESUME_HOURS, Math.max(1, resumeWithin)),
+		resendUnknown: option<unknown>('resendUnknown', false) === true,
+		speedLimit: speedLimitOf.call(this, option<IDataObject>('speedLimit', {})),
 	};
+}
+
+/** Sending Speed Limit, if set: a positive number of messages per second, minute or hour. */
+function speedLimitOf(this: IExecuteFunctions, given: IDataObject): SpeedLimitSetting | undefined {
+	const limit = given.limit as IDataObject | undefined;
+	if (!limit) return undefined;
+	const messages = numberOr(limit.messages, NaN);
+	const per = limit.per ?? 'minute';
+	if (!(messages > 0) || !['second', 'minute', 'hour'].includes(per as string)) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Sending Speed Limit must be a number of messages above 0 per second, minute or hour (got ${String(limit.messages)} per ${String(per)}); nothing was sent`,
+			{
+				description: 'Give the most messages your provider takes per period, e.g. 100 per minute.',
+			},
+		);
+	}
+	return { messages, per: per as SpeedLimitSetting['per'] };
 }
 
 /** Everything read once per run (the service's time zone, the opt-out list), then a reader per item. */
@@ -86,6 +112,7 @@ export async function itemReader(
 			format: option<WireFormat>('format', 'json'),
 			maxPerRequest: Math.max(1, Math.floor(numberOr(option('maxPerRequest', 1000), 1000))),
 			onInvalid: option('onInvalid', 'skip'),
+			campaign: campaignOf.call(this, option<unknown>('campaign', ''), item),
 			destinations: [],
 			skipped: [],
 			duplicates: 0,
@@ -156,6 +183,16 @@ export function numberOr(value: unknown, fallback: number): number {
 	return Number.isFinite(number) ? number : fallback;
 }
 
+/** The Campaign option as text: a name or a number; anything else from an expression is refused. */
+function campaignOf(this: IExecuteFunctions, value: unknown, itemIndex: number): string {
+	if (value === undefined || value === null) return '';
+	if (typeof value === 'string' || typeof value === 'number') return String(value).trim();
+	throw new NodeOperationError(this.getNode(), `The campaign is not text (got ${kindOf(value)})`, {
+		description: 'Campaign must give a name, e.g. spring-sale; check its expression.',
+		itemIndex,
+	});
+}
+
 /** The message as text; a list or an object from an expression is refused in words. */
 function messageOf(this: IExecuteFunctions, value: unknown, itemIndex: number): string {
 	const text =
@@ -165,15 +202,7 @@ function messageOf(this: IExecuteFunctions, value: unknown, itemIndex: number): 
 				? `${value}`
 				: undefined;
 	if (text === undefined) {
-		const got =
-			value === null || value === undefined
-				? 'nothing'
-				: Array.isArray(value)
-					? 'a list'
-					: typeof value === 'object'
-						? 'an object'
-						: `a ${typeof value}`;
-		throw new NodeOperationError(this.getNode(), `The message is not text (got ${got})`, {
+		throw new NodeOperationError(this.getNode(), `The message is not text (got ${kindOf(value)})`, {
 			description: 'Message must give the text to send; check its expression.',
 			itemIndex,
 		});
@@ -185,6 +214,12 @@ function messageOf(this: IExecuteFunctions, value: unknown, itemIndex: number): 
 		});
 	}
 	return text;
+}
+
+function kindOf(value: unknown): string {
+	if (value === null || value === undefined) return 'nothing';
+	if (Array.isArray(value)) return 'a list';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function validityOf(
