@@ -1,3 +1,6 @@
+/* eslint-disable
+	@n8n/community-nodes/no-restricted-globals
+	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * An interrupted campaign is resumed, never resent (issue 24): Send's record of accepted sends, in
  * n8n's deduplication store, through n8n's engine against the sandbox on 127.0.0.1. Each test
@@ -7,6 +10,7 @@ import type { INode, INodeExecutionData, INodeParameters, WorkflowExecuteMode } 
 import { sleep } from 'n8n-workflow';
 
 import {
+	engineLogger,
 	errorOf,
 	failStoreCalls,
 	outputOf,
@@ -179,6 +183,58 @@ describe('a campaign stopped half way is resumed, never resent', () => {
 		expect(twice).toBe(0);
 		expect(never).toBeLessThanOrEqual(cutOff.length);
 		expect(once + never).toBe(60);
+	});
+});
+
+describe('what a resumed run says', () => {
+	it('One Item per Destination: a row per number, those sent before saying so', async () => {
+		const rows = contacts(6);
+		const c = campaign(rows);
+		faultAt(4, 'error500');
+		await c.run({ output: 'destination', concurrency: 1 });
+		const output = outputOf(await c.run({ output: 'destination' }), 'Send');
+		expect(output.map((row) => [row.pairedItem, row.json.msisdn, row.json.send_outcome])).toEqual(
+			rows.map((row, item) => [{ item }, row.phone, item < 4 ? 'sent before' : 'accepted']),
+		);
+		expect(output.map((row) => String(row.json.reason).split(':')[0])).toEqual([
+			'sent before',
+			'sent before',
+			'sent before',
+			'sent before, outcome unknown',
+			'null',
+			'null',
+		]);
+	});
+
+	it("a long run's progress goes to n8n's log every 30 seconds", async () => {
+		jest.useFakeTimers({
+			doNotFake: [
+				'nextTick',
+				'setImmediate',
+				'setTimeout',
+				'setInterval',
+				'queueMicrotask',
+				'clearTimeout',
+				'clearInterval',
+				'clearImmediate',
+				'hrtime',
+				'performance',
+			],
+		});
+		const logged = jest.spyOn(engineLogger(), 'info');
+		const rows = contacts(6);
+		sandbox.setFaults({ latencyMs: 30 });
+		const running = campaign(rows).run({ concurrency: 1 });
+		const clock = setInterval(() => jest.setSystemTime(Date.now() + 31_000), 20);
+		await running.finally(() => clearInterval(clock));
+		jest.useRealTimers();
+		const lines = logged.mock.calls
+			.map((call) => String(call[0]))
+			.filter((line) => line.includes('Bulk SMS Send'));
+		expect(lines.length).toBeGreaterThanOrEqual(2);
+		expect(lines.at(-1)).toMatch(
+			/at the end: 6 of 6 numbers: 6 accepted, 0 sent before, 0 not sent, 0 unknown/,
+		);
 	});
 });
 

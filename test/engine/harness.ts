@@ -4,6 +4,7 @@
  * - nodeTypes.ts: the node types a test workflow can hold (ours, loaded from source);
  * - credentials.ts: the credential injection n8n's CLI does, for this package's credential only;
  * - workflow.ts: runWorkflow, startWorkflow (to Stop it), outputOf, errorOf (WorkflowExecute);
+ * - logger.ts: engineLogger, the logger nodes get as this.logger;
  * - deduplication.ts: n8n's deduplication store, where Send keeps its record (recordOf,
  *   storeCalls, failStoreCalls for tests that look at it);
  * - poll.ts: pollOnce (PollContext, PollTriggerExecutor, static data as n8n saves it);
@@ -23,5 +24,6 @@ export {
 } from './nodeTypes';
 export { errorOf, outputOf, runWorkflow, startWorkflow } from './workflow';
 export { failStoreCalls, recordOf, storeCalls } from './deduplication';
+export { engineLogger } from './logger';
 export { pollOnce, type PollOutcome } from './poll';
 export { testCredential } from './credentialTest';
