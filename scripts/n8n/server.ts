@@ -249,8 +249,38 @@ export class N8nServer {
 		);
 	}
 
+	/** Runs a workflow as the editor's Execute workflow does (mode manual); its execution id. */
+	async runManually(workflowId: string, startNode = 'Start'): Promise<string> {
+		const started = await this.request<{ data: { executionId: string } }>(
+			'POST',
+			`/rest/workflows/${workflowId}/run`,
+			{ body: { triggerToStartFrom: { name: startNode } } },
+		);
+		return String(started.data.executionId);
+	}
+
+	/**
+	 * The Executions list's Retry: "with original workflow" (`loadWorkflow` false) or "with
+	 * currently saved workflow" (true). n8n answers once the retry has ended.
+	 */
+	async retry(executionId: string, loadWorkflow: boolean): Promise<Response> {
+		return await this.fetch('POST', `/rest/executions/${executionId}/retry`, {
+			body: { loadWorkflow },
+		});
+	}
+
+	/** The editor's Stop of a running execution. */
+	async stopExecution(executionId: string): Promise<JsonObject> {
+		return this.request<JsonObject>('POST', `/rest/executions/${executionId}/stop`);
+	}
+
 	/** TERM, then KILL after `graceMs` (n8n may wait for running executions meanwhile). */
 	async stop(graceMs = 5000): Promise<void> {
 		await killGroup(this.child, graceMs);
+	}
+
+	/** `kill -9` of n8n and its task runner, as a crash or an out-of-memory kill does. */
+	async crash(): Promise<void> {
+		await killGroup(this.child, 0, 'SIGKILL');
 	}
 }

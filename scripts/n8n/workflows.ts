@@ -158,3 +158,57 @@ export function toolWorkflow(id: string, call: ToolCall, n8nVersion: string): Js
 		pinData: {},
 	};
 }
+
+export const CONTACTS_NODE_NAME = 'Contacts';
+
+/**
+ * A personalised campaign as users build it: Manual Trigger → a list of contacts (a Code node
+ * standing in for a sheet) → Send SMS, one message per contact. The contacts' numbers are
+ * `<prefix>` followed by a 5-digit index; `sendOptions` and the node's settings as given.
+ */
+export function contactsCampaign(
+	id: string,
+	contacts: { count: number; prefix: string },
+	send: { sendOptions?: JsonObject; settings?: JsonObject } = {},
+): JsonObject {
+	const { count, prefix } = contacts;
+	const jsCode = `return Array.from({ length: ${count} }, (_, i) => ({ json: { name: 'Contact ' + i, phone: '${prefix}' + String(i).padStart(5, '0') } }));`;
+	const node = (name: string, type: string, x: number, extra: JsonObject) => ({
+		id: `${id}-${name.replace(/\W/g, '')}`,
+		name,
+		type,
+		typeVersion: 1,
+		position: [x, 0],
+		...extra,
+	});
+	const next = (name: string) => ({ main: [[{ node: name, type: 'main', index: 0 }]] });
+	return {
+		id,
+		name: `Campaign ${id}`,
+		nodes: [
+			node(START_NODE_NAME, 'n8n-nodes-base.manualTrigger', 0, { parameters: {} }),
+			node(CONTACTS_NODE_NAME, 'n8n-nodes-base.code', 220, {
+				typeVersion: 2,
+				parameters: { jsCode },
+			}),
+			node(SEND_NODE_NAME, SEND_NODE_TYPE, 440, {
+				parameters: {
+					resource: 'sms',
+					operation: 'send',
+					destinations: '={{ $json.phone }}',
+					message: '=Hi {{ $json.name }}, your order is ready.',
+					sendOptions: send.sendOptions ?? {},
+				},
+				credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+				...(send.settings ?? {}),
+			}),
+		],
+		connections: {
+			[START_NODE_NAME]: next(CONTACTS_NODE_NAME),
+			[CONTACTS_NODE_NAME]: next(SEND_NODE_NAME),
+		},
+		active: false,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
