@@ -1,5 +1,5 @@
 /** The short, seeded version of npm run soak: the same campaigns, smaller. */
-import { runSoak, SHORT, summaryLine, type SoakResult } from './soak';
+import { interruptedLine, runSoak, SHORT, summaryLine, type SoakResult } from './soak';
 
 let result: SoakResult;
 
@@ -27,6 +27,19 @@ it('accepts no destination twice and loses none, in every send campaign', () => 
 		});
 		expect(run.accepted + run.unknown + run.notSent).toBe(run.destinations);
 	}
+});
+
+it('resumes a campaign interrupted by faults, Stops and crashes: nobody twice, nobody lost unnamed', () => {
+	const { interrupted } = result;
+	process.stdout.write(`${interruptedLine(result)}\n`);
+	// It really was interrupted, every way, and it ended by reaching everyone.
+	expect(interrupted.runs).toBeGreaterThan(3);
+	expect(interrupted.stops + interrupted.crashes).toBeGreaterThan(0);
+	expect(interrupted.runs).toBeLessThan(100);
+	expect({ twice: interrupted.acceptedTwice, lost: interrupted.lost }).toEqual({
+		twice: 0,
+		lost: 0,
+	});
 });
 
 it('emits every final status exactly once through faults, restarts and overlapping polls', () => {
