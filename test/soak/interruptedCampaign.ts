@@ -1,6 +1,3 @@
-/* eslint-disable
-	@n8n/community-nodes/no-restricted-globals
-	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * An interrupted campaign (issue 24): one personalised SMS per contact, the same workflow run again
  * and again, as a user recovers it, until a run reaches everyone. Between runs the campaign meets

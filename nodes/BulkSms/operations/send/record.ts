@@ -23,7 +23,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { usedKey } from './recordKeys';
+import { USED, usedKey } from './recordKeys';
 
 /** Entries a record keeps (two per number sent), the oldest dropped first by n8n. */
 export const RECORD_ENTRIES = 1_000_000;
@@ -61,11 +61,50 @@ export interface RecordPolicy {
 	endsCampaign: boolean;
 }
 
+/**
+ * What a run knows the record holds (its claims, accepted marks and the hour marks it saw), so that
+ * at its end it can tell whether the record holds anything else. The values themselves are kept up
+ * to a bound, so that a small campaign can take back its own when another is in the record too.
+ */
+class Known {
+	private readonly marks = new Set<string>();
+	private values: Set<string> | undefined = new Set();
+	private uncounted = 0;
+
+	get size(): number {
+		return this.marks.size + (this.values?.size ?? 0) + this.uncounted;
+	}
+
+	/** The claims and accepted marks, unless there were too many to keep. */
+	get listed(): string[] | undefined {
+		return this.values && [...this.values];
+	}
+
+	add(values: readonly string[]): void {
+		for (const value of values) {
+			if (value.startsWith(USED)) this.marks.add(value);
+			else if (this.values) this.values.add(value);
+			else this.uncounted++;
+		}
+		if (this.values && this.values.size > LISTED) {
+			this.uncounted = this.values.size;
+			this.values = undefined;
+		}
+	}
+
+	remove(values: readonly string[]): void {
+		for (const value of values) {
+			if (!this.values) this.uncounted--;
+			else this.values.delete(value);
+		}
+	}
+}
+
+/** Values a run keeps to take back its own; beyond this, it only counts them. */
+const LISTED = 10_000;
+
 export class SendRecord {
-	/** Entries this run knows are in the record: its claims, accepted marks and hour marks. */
-	private known = 0;
-	/** Hour marks already in `known`, which the store answers as seen when written again. */
-	private readonly counted = new Set<string>();
+	private readonly known = new Known();
 	private usedHour = -1;
 
 	private constructor(
@@ -91,16 +130,11 @@ export class SendRecord {
 	 * claims that were there already: numbers sent (or on their way) before.
 	 */
 	async claim(claims: readonly string[], accepted: readonly string[] = []): Promise<Set<string>> {
-		const used = this.usedMark(Date.now());
-		const values = [...claims, ...accepted, ...used];
+		const values = [...claims, ...accepted, ...this.usedMark(Date.now())];
 		if (values.length === 0) return new Set();
-		const { processed } = await this.turn(
-			async () => await this.store.checkProcessedAndRecord(values, 'node', OPTIONS),
-		);
-		const before = new Set(processed.map(String));
-		this.known += values.filter((value) => !(before.has(value) && this.counted.has(value))).length;
-		used.forEach((mark) => this.counted.add(mark));
-		return before;
+		const { processed } = await this.turn(async () => await this.checkAndRecord(values));
+		this.known.add(values);
+		return new Set(processed.map(String));
 	}
 
 	/** Which of these claims found in the record were also accepted (the others: outcome unknown). */
@@ -108,38 +142,42 @@ export class SendRecord {
 		if (acceptedMarks.length === 0) return new Set();
 		const values = [...acceptedMarks];
 		const processed = await this.turn(async () => {
-			const asked = await this.store.checkProcessedAndRecord(values, 'node', OPTIONS);
+			const asked = await this.checkAndRecord(values);
 			// Asking recorded the marks that were not there: they are taken back in the same turn.
 			if (asked.new.length > 0) await this.store.removeProcessed(asked.new, 'node', OPTIONS);
-			return asked.processed;
+			return asked.processed.map(String);
 		});
-		this.known += processed.length;
-		return new Set(processed.map(String));
+		this.known.add(processed);
+		return new Set(processed);
 	}
 
 	/** Gives back claims of numbers the service certainly did not take, so a later run sends them. */
 	async release(claims: readonly string[]): Promise<void> {
 		if (claims.length === 0) return;
 		await this.turn(async () => await this.store.removeProcessed([...claims], 'node', OPTIONS));
-		this.known -= claims.length;
+		this.known.remove(claims);
 	}
 
 	/**
-	 * The end of a run: accepted marks still waiting are written, unless the run ends its campaign,
-	 * which empties the record, but only when it holds nothing this run does not know of (another
-	 * campaign of the same node, or numbers no longer in the input, are then left to be forgotten).
+	 * The end of a run: accepted marks still waiting are written, unless the run ends its campaign.
+	 * Then the record is emptied when it holds nothing this run does not know of; otherwise (another
+	 * campaign of the same node, a run beside this one) a small campaign takes back its own values,
+	 * and a large one is left to be forgotten.
 	 */
 	async finish(accepted: readonly string[], reachedEveryone: boolean): Promise<void> {
-		if (reachedEveryone && this.policy.endsCampaign) {
-			const emptied = await this.turn(async () => {
-				const held = await this.store.getProcessedDataCount('node', OPTIONS);
-				if (held !== this.known) return false;
+		if (!reachedEveryone || !this.policy.endsCampaign) return void (await this.claim([], accepted));
+		const own = this.known.listed;
+		const ended = await this.turn(async () => {
+			const held = await this.store.getProcessedDataCount('node', OPTIONS);
+			if (held === this.known.size) {
 				await this.store.clearAllProcessedItems('node', OPTIONS);
 				return true;
-			});
-			if (emptied) return;
-		}
-		await this.claim([], accepted);
+			}
+			if (!own) return false;
+			await this.store.removeProcessed(own, 'node', OPTIONS);
+			return true;
+		});
+		if (!ended) await this.claim([], accepted);
 	}
 
 	/**
@@ -154,7 +192,7 @@ export class SendRecord {
 		);
 		const used = await this.turn(async () => {
 			if ((await this.store.getProcessedDataCount('node', OPTIONS)) === 0) return [];
-			const asked = await this.store.checkProcessedAndRecord(marks, 'node', OPTIONS);
+			const asked = await this.checkAndRecord(marks);
 			if (asked.processed.length === 0) {
 				await this.store.clearAllProcessedItems('node', OPTIONS);
 				return [];
@@ -162,8 +200,16 @@ export class SendRecord {
 			await this.store.removeProcessed(asked.new, 'node', OPTIONS);
 			return asked.processed.map(String);
 		});
-		this.known += used.length;
-		used.forEach((mark) => this.counted.add(mark));
+		this.known.add(used);
+	}
+
+	/**
+	 * n8n's "seen before?", once more on a failure: when two processes write a node's first values
+	 * at once, the database refuses the second record, and a second try finds the first.
+	 */
+	private async checkAndRecord(values: readonly string[]) {
+		const ask = async () => await this.store.checkProcessedAndRecord([...values], 'node', OPTIONS);
+		return await ask().catch(ask);
 	}
 
 	/** The hour mark, once per hour of the run: the record is in use. */

@@ -23,7 +23,9 @@ export function acceptedKey(send: string, msisdn: string): string {
 	return `accepted ${send} ${msisdn}`;
 }
 
+export const USED = 'used ';
+
 /** The record was used in this hour (hours since 1970, UTC). */
 export function usedKey(hour: number): string {
-	return `used ${hour}`;
+	return `${USED}${hour}`;
 }
