@@ -22,7 +22,7 @@ import {
 	storeCalls,
 } from '../engine/harness';
 import { startSandbox, type QueuedFault, type Sandbox } from '../../sandbox/server';
-import { credentialsFor, items, line, send, trigger } from './workflow';
+import { credentialsFor, getStatus, items, line, send, trigger } from './workflow';
 
 let sandbox: Sandbox;
 
@@ -205,6 +205,23 @@ describe('what a resumed run says', () => {
 			'sent before, outcome unknown',
 			'null',
 			'null',
+		]);
+	});
+
+	it('Get Delivery Status passes the rows sent before through, paired, saying so', async () => {
+		const rows = contacts(4);
+		const c = campaign(rows);
+		faultAt(3, 'error500');
+		await c.run({ concurrency: 1 });
+		const followed = line(...specOf(rows, {}).nodes, getStatus({}));
+		const result = await runWorkflow({ ...followed, workflowId: c.workflowId, ...account() });
+		expect(
+			outputOf(result, 'Get Status').map((item) => [item.pairedItem, item.json.outcome]),
+		).toEqual([
+			[{ item: 0 }, 'sent before'],
+			[{ item: 1 }, 'sent before'],
+			[{ item: 2 }, 'sent before'],
+			[{ item: 3 }, 'pending'],
 		]);
 	});
 
