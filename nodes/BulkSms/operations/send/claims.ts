@@ -8,12 +8,28 @@
  * wait for the record, and a crash leaves at most two windows' numbers in doubt.
  */
 import type { SendRecord } from './record';
+import { acceptedKey, claimKey } from './recordKeys';
+
+/** The numbers of one request, and the send (campaign and text) they get. */
+export interface RequestNumbers {
+	send: string;
+	numbers: readonly string[];
+}
 
 /** What the record is told about one number of a request. */
 export interface NumberEntry {
 	msisdn: string;
 	claim: string;
 	accepted: string;
+}
+
+/** Built when needed, not kept: a campaign of 100,000 numbers would hold 200,000 more strings. */
+export function entriesOf({ send, numbers }: RequestNumbers): NumberEntry[] {
+	return numbers.map((msisdn) => ({
+		msisdn,
+		claim: claimKey(send, msisdn),
+		accepted: acceptedKey(send, msisdn),
+	}));
 }
 
 /** Numbers of a window that an earlier run claimed: true when the service accepted them then. */
@@ -38,7 +54,7 @@ export class ClaimWindows {
 	constructor(
 		private readonly record: SendRecord,
 		/** The numbers of each request, in the order the requests go out. */
-		private readonly requests: ReadonlyArray<readonly NumberEntry[]>,
+		private readonly requests: readonly RequestNumbers[],
 		private readonly concurrency: number,
 	) {
 		this.size = concurrency;
@@ -83,7 +99,8 @@ export class ClaimWindows {
 			if (settled.has(index)) continue;
 			// A window whose call failed left nothing in the record; an earlier run's claims stay.
 			const earlier = await this.windowOf[index].catch(() => undefined);
-			if (earlier) unsent.push(...this.requests[index].filter((e) => !earlier.has(e.claim)));
+			if (earlier)
+				unsent.push(...entriesOf(this.requests[index]).filter((e) => !earlier.has(e.claim)));
 		}
 		this.release(unsent);
 		await Promise.all(this.writes);
@@ -98,13 +115,14 @@ export class ClaimWindows {
 		let end = start;
 		let numbers = 0;
 		while (end < this.requests.length && end - start < this.size && numbers < MAX_WINDOW_NUMBERS) {
-			numbers += this.requests[end].length;
+			numbers += this.requests[end].numbers.length;
 			end++;
 		}
 		this.next = end;
 		this.newestWindow = start;
 		const answeredBefore = this.answered;
-		const claimed = this.claimWindow(this.requests.slice(start, end).flat()).finally(() => {
+		const window = this.requests.slice(start, end).flatMap(entriesOf);
+		const claimed = this.claimWindow(window).finally(() => {
 			const answeredDuring = this.answered - answeredBefore;
 			this.size = Math.min(MAX_WINDOW_REQUESTS, Math.max(this.concurrency, 2 * answeredDuring));
 		});

@@ -16,7 +16,7 @@ import {
 	SendOutcomeUnknownError,
 	type AccountOf,
 } from '../../../shared/transport';
-import { ClaimWindows, type NumberEntry } from './claims';
+import { ClaimWindows, entriesOf, type NumberEntry, type RequestNumbers } from './claims';
 import {
 	itemOf,
 	type Plan,
@@ -28,15 +28,15 @@ import {
 import { Progress } from './progress';
 import { isLeftOut } from './refusals';
 import { RecordTurns, SendRecord } from './record';
-import { acceptedKey, claimKey, sendKeyOf } from './recordKeys';
+import { sendKeyOf } from './recordKeys';
 import { SpeedLimit } from './speedLimit';
 
 interface Request {
 	send: Send;
 	index: number;
 	results: RequestResult[];
-	/** Its numbers as the record knows them (with Send Each Number Once). */
-	entries: NumberEntry[];
+	/** Its numbers and the send they get, as the record knows them. */
+	numbers: RequestNumbers;
 }
 
 /** What the run shares between its requests. */
@@ -65,12 +65,12 @@ export async function sendAll(
 		results: send.chunks.map((): RequestResult => ({ outcome: 'not attempted' })),
 	}));
 	const queue: Request[] = all.flatMap(({ send, results }) => {
-		const sendKey = sendKeyOf(send.campaign, send.message);
+		const sendKey = settings.once ? sendKeyOf(send.campaign, send.message) : '';
 		return send.chunks.map((chunk, index) => ({
 			send,
 			index,
 			results,
-			entries: settings.once ? chunk.map((msisdn) => entryOf(sendKey, msisdn)) : [],
+			numbers: { send: sendKey, numbers: chunk },
 		}));
 	});
 	const record = settings.once ? await openRecord.call(this, plan, turns) : undefined;
@@ -85,7 +85,7 @@ export async function sendAll(
 			record &&
 			new ClaimWindows(
 				record,
-				queue.map((r) => r.entries),
+				queue.map((r) => r.numbers),
 				settings.concurrency,
 			),
 		resendUnknown: settings.resendUnknown,
@@ -120,10 +120,6 @@ export async function sendAll(
 	return all;
 }
 
-function entryOf(sendKey: string, msisdn: string): NumberEntry {
-	return { msisdn, claim: claimKey(sendKey, msisdn), accepted: acceptedKey(sendKey, msisdn) };
-}
-
 async function openRecord(
 	this: IExecuteFunctions,
 	plan: Plan,
@@ -153,22 +149,19 @@ async function settle(
 	run: Run,
 	accountOf: AccountOf,
 ): Promise<RequestResult> {
-	const { send, index, entries } = request;
+	const { send, index } = request;
 	const chunk = send.chunks[index];
 	const itemIndex = itemOf(send, chunk[0]);
-	let sentBefore: SentBefore[] = [];
-	let sending = entries;
+	let claimed: Claimed = { sending: [], sentBefore: [] };
 	if (run.windows) {
 		try {
-			const earlier = await run.windows.earlier(position);
-			sentBefore = heldBack(entries, earlier, run.resendUnknown);
-			const held = new Set(sentBefore.map((number) => number.msisdn));
-			sending = entries.filter((entry) => !held.has(entry.msisdn));
+			claimed = await claim(request, position, run.windows, run.resendUnknown);
 		} catch (error) {
 			const failure = recordUnwritten.call(this, error as Error, itemIndex);
 			return { outcome: 'not sent', failure, sent: [...chunk], sentBefore: [] };
 		}
 	}
+	const { sending, sentBefore } = claimed;
 	const destinations = run.windows ? sending.map((entry) => entry.msisdn) : chunk;
 	if (destinations.length === 0) return { outcome: 'sent before', sentBefore };
 	// Stopped while waiting: its claims are given back with the other requests never sent.
@@ -184,19 +177,29 @@ async function settle(
 	return { ...result, sent: destinations, sentBefore };
 }
 
-/** The numbers an earlier run sent, unless Resend Unknown sends the unknown ones again. */
-function heldBack(
-	entries: readonly NumberEntry[],
-	earlier: ReadonlyMap<string, boolean>,
+interface Claimed {
+	sending: NumberEntry[];
+	sentBefore: SentBefore[];
+}
+
+/**
+ * A request's numbers once its window is claimed: those an earlier run sent are held back
+ * (those in doubt too, unless Resend Unknown sends them again), the others go.
+ */
+async function claim(
+	request: Request,
+	position: number,
+	windows: ClaimWindows,
 	resendUnknown: boolean,
-): SentBefore[] {
-	const held: SentBefore[] = [];
-	for (const { msisdn, claim } of entries) {
-		const accepted = earlier.get(claim);
-		if (accepted === undefined || (!accepted && resendUnknown)) continue;
-		held.push({ msisdn, accepted });
+): Promise<Claimed> {
+	const earlier = await windows.earlier(position);
+	const claimed: Claimed = { sending: [], sentBefore: [] };
+	for (const entry of entriesOf(request.numbers)) {
+		const accepted = earlier.get(entry.claim);
+		if (accepted === undefined || (!accepted && resendUnknown)) claimed.sending.push(entry);
+		else claimed.sentBefore.push({ msisdn: entry.msisdn, accepted });
 	}
-	return held;
+	return claimed;
 }
 
 type Answered = Exclude<RequestResult, { outcome: 'sent before' | 'not attempted' }>;
