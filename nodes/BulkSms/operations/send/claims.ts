@@ -2,10 +2,11 @@
  * Claims in the record before sending, a window of requests at a time (record.ts). A request goes
  * out only once its numbers are claimed; numbers claimed before (by an earlier run) are held back,
  * and the record says whether the service accepted them then or their outcome is unknown.
- * n8n rewrites the whole record on every call, so one call claims a whole window and carries the
- * accepted marks of the answers that came in meanwhile. The next window is claimed while this one
- * is sent, and holds about twice the requests answered during the last call: the senders seldom
- * wait for the record, and a crash leaves at most two windows' numbers in doubt.
+ * n8n reads and rewrites the whole record on every call, in n8n's own process: one call claims a
+ * whole window and carries the accepted marks of the answers that came in meanwhile. The next
+ * window is claimed while this one is sent, and is sized so that n8n spends about a twentieth of
+ * the sending time on the record: twenty times the requests answered during the last call. The
+ * record's size sets the window's: a crash leaves at most two windows' numbers in doubt.
  */
 import type { SendRecord } from './record';
 import { acceptedKey, claimKey } from './recordKeys';
@@ -35,9 +36,11 @@ export function entriesOf({ send, numbers }: RequestNumbers): NumberEntry[] {
 /** Numbers of a window that an earlier run claimed: true when the service accepted them then. */
 export type Earlier = ReadonlyMap<string, boolean>;
 
+/** Requests a window holds per request answered during the last call (the record's cost: 1/20). */
+const WINDOW_PER_ANSWER = 20;
 /** The most requests one window claims, and the most numbers (a combined send has 1,000 a request). */
-const MAX_WINDOW_REQUESTS = 1_000;
-const MAX_WINDOW_NUMBERS = 10_000;
+const MAX_WINDOW_REQUESTS = 2_000;
+const MAX_WINDOW_NUMBERS = 20_000;
 
 export class ClaimWindows {
 	/** Per request, in queue order: its window's numbers that an earlier run claimed. */
@@ -124,7 +127,8 @@ export class ClaimWindows {
 		const window = this.requests.slice(start, end).flatMap(entriesOf);
 		const claimed = this.claimWindow(window).finally(() => {
 			const answeredDuring = this.answered - answeredBefore;
-			this.size = Math.min(MAX_WINDOW_REQUESTS, Math.max(this.concurrency, 2 * answeredDuring));
+			const wanted = WINDOW_PER_ANSWER * answeredDuring;
+			this.size = Math.min(MAX_WINDOW_REQUESTS, Math.max(this.concurrency, wanted));
 		});
 		// A window the run never reaches (it stopped) must not leave its failure unhandled.
 		claimed.catch(() => undefined);
