@@ -20,6 +20,8 @@ export interface ProcessFigures {
 	/** Peak resident set over the leg, MiB (the runner's: all its processes together). */
 	main_peak_mib: number;
 	runner_peak_mib: number;
+	/** How far main's resident set rose over the leg from where it started (MiB). */
+	main_rise_mib: number;
 }
 
 const TICKS_PER_SECOND =
@@ -30,6 +32,7 @@ const SAMPLE_MS = 25;
 export function meter(mainPid: number): { stop: () => ProcessFigures } {
 	const startCpu = new Map<number, number>();
 	const sampledPeak = new Map<number, number>();
+	const startRss = status(mainPid, 'VmRSS') ?? 0;
 	for (const pid of [mainPid, ...descendants(mainPid)]) {
 		startCpu.set(pid, cpuTicks(pid) ?? 0);
 		resetPeak(pid);
@@ -58,6 +61,7 @@ export function meter(mainPid: number): { stop: () => ProcessFigures } {
 				runner_cpu_s: figures.cpu.runner / TICKS_PER_SECOND,
 				main_peak_mib: figures.peak.main / 1024,
 				runner_peak_mib: figures.peak.runner / 1024,
+				main_rise_mib: (figures.peak.main - startRss) / 1024,
 			};
 		},
 	};

@@ -7,8 +7,9 @@
  * The Bulk SMS node beside what a user would build from n8n's own nodes instead, in one real
  * `n8n start` (n8n 2.41.1, SQLite, its defaults, the packed package installed as users install
  * it), against the sandbox with 20 ms latency, on a fresh sandbox for every leg:
- * - 5,000 personalised rows, one request each: Send (Concurrent Requests 32, the most it allows)
- *   vs HTTP Request (its defaults: every request as soon as its item is read);
+ * - 5,000 personalised rows, one request each: Send with its defaults (8 requests in flight) vs
+ *   HTTP Request with its own (every request as soon as its item is read); a third leg, Send
+ *   with Concurrent Requests 32 (its highest), shows what raising it buys;
  * - 100,000 rows, one message: Send with Combine All Items Into One Batch vs a Code node that
  *   joins 1,000 numbers per item, then HTTP Request;
  * - the same 100,000 numbers in one item: Send vs a Code node that splits them 1,000 per item,
@@ -35,22 +36,23 @@ import {
 	SEND_NODE_TYPE,
 } from '../scripts/n8n/workflows';
 import { startSandbox, type InFlightView, type Sandbox } from '../sandbox/server';
-import { inRounds, median, roundRatios, type Figure } from './figures';
+import { inRounds, median, roundRatios, type Figure, type Timed } from './figures';
 import { meter, type ProcessFigures } from './processMeter';
 
 const LATENCY_MS = 20;
 const USER = { username: 'demo', password: 'demo-password' };
 const BASIC_CREDENTIAL = { id: 'benchHttpBasic01', name: 'Bench HTTP Basic' };
-/** Send's Concurrent Requests in the personalised scenario: its highest. */
+/** Send's highest Concurrent Requests, for the personalised scenario's third leg. */
 const SEND_CONCURRENCY = 32;
 
-export type Side = 'node' | 'n8n';
+/** `node` (the Bulk SMS node) and `n8n` (n8n's own nodes) in every scenario; others in some. */
+export type Side = string;
 
 interface Scenario {
 	/** Key in the bench JSON. */
 	key: string;
 	label: string;
-	/** The nodes after the Webhook, per side. */
+	/** The nodes after the Webhook, per side: `node`, `n8n`, and any other leg. */
 	nodes: Record<Side, (baseUrl: string) => JsonObject[]>;
 	/** Work on the fresh sandbox before the leg (not timed). */
 	prepare?: (sandbox: Sandbox) => Promise<void>;
@@ -61,32 +63,22 @@ interface Scenario {
 const numberOf = (i: number) => `4477009${String(i).padStart(5, '0')}`;
 const NUMBER_JS = "'4477009' + String(i).padStart(5, '0')";
 
+const PERSONAL = '=Hi {{ $json.name }}, your appointment is tomorrow at 10.';
+
 const SCENARIOS: Scenario[] = [
 	{
 		key: 'n8n_personalised_5000',
-		label: `5,000 personalised rows: Send (${SEND_CONCURRENCY} at once) vs HTTP Request`,
+		label: '5,000 personalised rows, one request each: Send vs HTTP Request, defaults',
 		nodes: {
-			node: () => [
-				code(
-					'Rows',
-					`return Array.from({ length: 5000 }, (_, i) => ({ json: { to: ${NUMBER_JS}, name: 'Contact ' + i } }));`,
-				),
+			node: () => [personalRows(), send({ destinations: '={{ $json.to }}', message: PERSONAL })],
+			n8n: (baseUrl) => [personalRows(), httpSend(baseUrl, '={{ $json.to }}', PERSONAL)],
+			node32: () => [
+				personalRows(),
 				send({
 					destinations: '={{ $json.to }}',
-					message: '=Hi {{ $json.name }}, your appointment is tomorrow at 10.',
+					message: PERSONAL,
 					sendOptions: { concurrency: SEND_CONCURRENCY },
 				}),
-			],
-			n8n: (baseUrl) => [
-				code(
-					'Rows',
-					`return Array.from({ length: 5000 }, (_, i) => ({ json: { to: ${NUMBER_JS}, name: 'Contact ' + i } }));`,
-				),
-				httpSend(
-					baseUrl,
-					'={{ $json.to }}',
-					'=Hi {{ $json.name }}, your appointment is tomorrow at 10.',
-				),
 			],
 		},
 		check: batchIds,
@@ -148,7 +140,10 @@ return chunks;`,
 	},
 ];
 
-export const SCENARIO_KEYS = SCENARIOS.map((scenario) => scenario.key);
+/** Every leg of every scenario: [scenario key, side]. */
+export const ALL_LEGS: Array<[string, Side]> = SCENARIOS.flatMap((scenario) =>
+	Object.keys(scenario.nodes).map((side): [string, Side] => [scenario.key, side]),
+);
 
 export interface LegResult extends ProcessFigures {
 	ms: number;
@@ -184,13 +179,13 @@ export async function startProduct(options: ServerOptions = {}): Promise<Product
 		]);
 		await n8n.importWorkflow(
 			SCENARIOS.flatMap((scenario) =>
-				(['node', 'n8n'] as const).map((side) => workflow(scenario, side, baseUrl)),
+				Object.keys(scenario.nodes).map((side) => workflow(scenario, side, baseUrl)),
 			),
 		);
 		const startedAt = performance.now();
 		const server = await n8n.startServerAsOwner(options);
 		for (const scenario of SCENARIOS) {
-			for (const side of ['node', 'n8n'] as const) {
+			for (const side of Object.keys(scenario.nodes)) {
 				await server.activateWorkflow(workflowIdOf(scenario, side));
 				await server.waitForWebhook(webhookUrl(server, scenario, side));
 			}
@@ -261,12 +256,14 @@ export async function figures(): Promise<Figure[]> {
 	try {
 		const result: Figure[] = [];
 		for (const scenario of SCENARIOS) {
-			const results: Record<Side, LegResult[]> = { node: [], n8n: [] };
-			const timed = await inRounds({
-				node: async () => keep(results.node, await product.run(scenario.key, 'node')),
-				n8n: async () => keep(results.n8n, await product.run(scenario.key, 'n8n')),
-			});
-			result.push(figureOf(scenario, timed.node.figures, timed.n8n.figures, results));
+			const results: Record<Side, LegResult[]> = {};
+			const legs: Record<Side, () => Promise<number>> = {};
+			for (const side of Object.keys(scenario.nodes)) {
+				results[side] = [];
+				legs[side] = async () => keep(results[side], await product.run(scenario.key, side));
+			}
+			const timed = await inRounds(legs);
+			result.push(figureOf(scenario, timed, results));
 		}
 		return result;
 	} finally {
@@ -282,33 +279,44 @@ function keep(into: LegResult[], result: LegResult): number {
 
 function figureOf(
 	scenario: Scenario,
-	node: number[],
-	n8n: number[],
+	timed: Record<Side, Timed>,
 	results: Record<Side, LegResult[]>,
 ): Figure {
+	// The warm-up leg of each side (inRounds runs it first) is not counted.
+	const counted = (side: Side) => results[side].slice(1);
 	const extra: Record<string, number> = {};
-	for (const side of ['node', 'n8n'] as const) {
-		const counted = results[side].slice(1); // the warm-up leg
-		const of = (name: keyof LegResult) => median(counted.map((result) => result[name]));
+	for (const side of Object.keys(results)) {
+		const of = (name: keyof LegResult) => median(counted(side).map((result) => result[name]));
 		for (const name of [
 			'main_cpu_s',
 			'runner_cpu_s',
 			'main_peak_mib',
+			'main_rise_mib',
 			'runner_peak_mib',
 			'in_flight_mean',
 			'in_flight_max',
 		] as const)
 			extra[`${side}_${name}`] = of(name);
-		extra[`${side}_ids_exact`] = Math.min(...counted.map((result) => result.ids_exact));
+		extra[`${side}_ids_exact`] = Math.min(...counted(side).map((result) => result.ids_exact));
 		extra[`${side}_ids_total`] = of('ids_total');
+		if (side !== 'node' && side !== 'n8n') {
+			extra[`${side}_median_ms`] = median(timed[side].figures);
+			extra[`${side}_ratio_median`] = median(roundRatios(timed[side].figures, timed.n8n.figures));
+		}
 	}
 	const cpu = (side: Side) =>
-		results[side].slice(1).map((result) => result.main_cpu_s + result.runner_cpu_s);
+		counted(side).map((result) => result.main_cpu_s + result.runner_cpu_s);
 	extra.cpu_ratio_median = median(roundRatios(cpu('node'), cpu('n8n')));
-	const mainPeaks = results.node.slice(1).map((result) => result.main_peak_mib);
-	const theirPeaks = results.n8n.slice(1).map((r) => r.main_peak_mib + r.runner_peak_mib);
-	extra.main_peak_vs_their_main_and_runner_median = median(roundRatios(mainPeaks, theirPeaks));
-	return { scenario: scenario.key, label: scenario.label, measured: node, baseline: n8n, extra };
+	const ourMain = counted('node').map((result) => result.main_peak_mib);
+	const theirs = counted('n8n').map((result) => result.main_peak_mib + result.runner_peak_mib);
+	extra.main_peak_vs_their_main_and_runner_median = median(roundRatios(ourMain, theirs));
+	return {
+		scenario: scenario.key,
+		label: scenario.label,
+		measured: timed.node.figures,
+		baseline: timed.n8n.figures,
+		extra,
+	};
 }
 
 // The checks: ids in the answer against what the sandbox gave.
@@ -353,7 +361,7 @@ async function sendStatusBatch(sandbox: Sandbox): Promise<void> {
 // The workflows.
 
 const workflowIdOf = (scenario: Scenario, side: Side) =>
-	`bench${scenario.key.replace(/[^a-z0-9]/gi, '')}${side === 'node' ? 'Node' : 'N8n'}`;
+	`bench${scenario.key}${side}`.replace(/[^a-z0-9]/gi, '');
 
 const webhookPath = (scenario: Scenario, side: Side) => `bench-${scenario.key}-${side}`;
 
@@ -390,7 +398,7 @@ function workflow(scenario: Scenario, side: Side, baseUrl: string): JsonObject {
 	});
 	return {
 		id: workflowIdOf(scenario, side),
-		name: `Bench: ${scenario.label} (${side === 'node' ? 'Bulk SMS' : "n8n's nodes"})`,
+		name: `Bench: ${scenario.key} (${side})`,
 		nodes,
 		connections,
 		active: false,
@@ -408,6 +416,12 @@ function code(name: string, jsCode: string): JsonObject {
 		parameters: { jsCode },
 	};
 }
+
+const personalRows = () =>
+	code(
+		'Rows',
+		`return Array.from({ length: 5000 }, (_, i) => ({ json: { to: ${NUMBER_JS}, name: 'Contact ' + i } }));`,
+	);
 
 const rows100k = () =>
 	code(

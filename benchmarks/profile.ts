@@ -28,7 +28,7 @@ import { readFileSync } from 'node:fs';
 import { outputOf, runWorkflow } from '../test/engine/harness';
 import { credentialsFor, items, line, send, trigger } from '../test/bulkSms/workflow';
 import { startSandbox } from '../sandbox/server';
-import { SCENARIO_KEYS, startProduct, type Side } from './product';
+import { ALL_LEGS, startProduct, type Side } from './product';
 
 async function profileSend(rows: number): Promise<void> {
 	const sandbox = await startSandbox({
@@ -75,17 +75,11 @@ interface Profile {
 	timeDeltas: number[];
 }
 
-/** `all` runs every scenario's two sides. */
+/** `all` runs every leg of every scenario. */
 async function profileN8n(scenario: string, side: Side, legs: number, folder?: string) {
 	const env = folder ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${folder}` } : undefined;
 	const product = await startProduct({ env });
-	const runs: Array<[string, Side]> =
-		scenario === 'all'
-			? SCENARIO_KEYS.flatMap((key) => [
-					[key, 'node'] as [string, Side],
-					[key, 'n8n'] as [string, Side],
-				])
-			: [[scenario, side]];
+	const runs = scenario === 'all' ? ALL_LEGS : [[scenario, side] as [string, Side]];
 	try {
 		const from = performance.now() - product.startedAt;
 		for (const [key, which] of runs) {
@@ -149,7 +143,7 @@ const [command, argument, ...rest] = process.argv.slice(2);
 if (command === 'send') {
 	void profileSend(Number(argument) || 100_000);
 } else if (command === 'n8n' && argument) {
-	void profileN8n(argument, rest[0] === 'n8n' ? 'n8n' : 'node', Number(rest[1]) || 3, rest[2]);
+	void profileN8n(argument, rest[0] || 'node', Number(rest[1]) || 3, rest[2]);
 } else if (command === 'top' && argument) {
 	top(argument, Number(rest[0]) || 25, Number(rest[1]) || 0, Number(rest[2]) || Infinity);
 } else {

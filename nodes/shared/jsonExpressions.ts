@@ -10,17 +10,20 @@
  * global context for it (in `n8n start`, inside an isolate), which for a 100,000-row sheet is
  * most of the run (docs/benchmarks.md has the profiles); reading the field itself is a lookup.
  *
- * The rules it follows are n8n's (n8n-workflow's Expression and @n8n/tournament, 1.x and 2.x):
+ * The rules it follows are n8n's (n8n-workflow's Expression and @n8n/tournament, 1.x and 2.x,
+ * and the isolate engine of n8n 2.x):
  * - `$json` is the input item's JSON; a parameter that is one `{{ … }}` and nothing else gives
  *   the value itself, while text with references gives a string where each reference that is
  *   null, undefined, NaN or '' adds nothing and any other value adds String(value);
- * - a property is read only where it is the object's own enumerable data (a plain object or an
- *   array); a name n8n refuses (`__proto__`, `constructor`, …: n8n's isSafeObjectProperty), a
- *   name found on the prototype (`length`, `toString`), a step past null or undefined, a value
- *   that is not a string, number, boolean or null (an object, a date; a list only of those, when
- *   it is the whole parameter), a backslash, or `.constructor` anywhere: n8n decides.
+ * - a reference reads a plain object's own enumerable data, and a list's elements (an index past
+ *   its end gives undefined, as a name the object does not have);
+ * - n8n decides everything else: a name it refuses (`__proto__`, `constructor`, …: n8n's
+ *   isSafeObjectProperty), a name of a prototype (`toString`, a list's `length`), a step past
+ *   null or undefined, a value that is not a string, number, boolean or null (an object, a date;
+ *   a list only of those, when it is the whole parameter), a backslash, `.constructor` anywhere.
  * Held equal to n8n's evaluator by test/bulkSms/jsonExpressions.property.test.ts, which resolves
- * generated parameters over generated items both ways through n8n's engine.
+ * generated parameters over generated items both ways through n8n's engine, and, for the isolate
+ * engine `n8n start` uses by default, by e2e/jsonExpressions.e2e.ts.
  */
 import { isSafeObjectProperty } from 'n8n-workflow';
 
@@ -116,21 +119,35 @@ function referenceKeys(code: string): string[] | undefined {
 }
 
 const { propertyIsEnumerable } = Object.prototype;
+const INDEX = /^(?:0|[1-9]\d*)$/;
 
-/** The value at the keys, as JavaScript reads it, or ASK_N8N where n8n could read otherwise. */
+/** The value at the keys, as n8n reads it, or ASK_N8N where n8n could read otherwise. */
 function follow(json: unknown, keys: readonly string[]): unknown {
 	let value = json;
 	for (const key of keys) {
-		if (!isPlainContainer(value)) return ASK_N8N;
-		if (propertyIsEnumerable.call(value, key)) value = value[key];
-		else if (key in value) return ASK_N8N;
-		else value = undefined;
+		value = step(value, key);
+		if (value === ASK_N8N) return ASK_N8N;
 	}
 	return value;
 }
 
-function isPlainContainer(value: unknown): value is Record<string, unknown> {
-	if (Array.isArray(value)) return true;
+/**
+ * One step, where n8n's two engines read alike: in-process, JavaScript reads the item itself; in
+ * the isolate (`n8n start`), a name of the prototypes comes from the isolate's own, whatever the
+ * item holds, and a list gives its elements in bounds and nothing else.
+ */
+function step(value: unknown, key: string): unknown {
+	if (Array.isArray(value)) {
+		const index = INDEX.test(key) ? Number(key) : -1;
+		if (index >= 0 && index < value.length) return value[index] as unknown;
+		return key in value ? ASK_N8N : undefined;
+	}
+	if (!isPlainObject(value) || key in Object.prototype) return ASK_N8N;
+	if (propertyIsEnumerable.call(value, key)) return value[key];
+	return key in value ? ASK_N8N : undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
 	if (typeof value !== 'object' || value === null) return false;
 	const prototype = Object.getPrototypeOf(value) as unknown;
 	return prototype === Object.prototype || prototype === null;
