@@ -1,5 +1,5 @@
 /* eslint-disable
-	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-dangerous-functions,
 	@n8n/community-nodes/no-restricted-imports
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
