@@ -180,6 +180,22 @@ export class N8nServer {
 		return this.request<JsonObject>('POST', `/api/v1/workflows/${id}/activate`, { auth: 'apiKey' });
 	}
 
+	/**
+	 * n8n 2.41 registers an activated workflow's webhooks through its publication outbox, after the
+	 * API has answered: until then a POST is 404. A CORS preflight (OPTIONS with an Origin) starts
+	 * nothing and lists the methods registered for the path.
+	 */
+	async waitForWebhook(url: string, method = 'POST'): Promise<void> {
+		for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(200)) {
+			const res = await fetch(url, {
+				method: 'OPTIONS',
+				headers: { Origin: 'http://127.0.0.1', 'Access-Control-Request-Method': method },
+			});
+			if (res.headers.get('access-control-allow-methods')?.includes(method)) return;
+		}
+		throw new Error(`${url} never took ${method}`);
+	}
+
 	async deactivateWorkflow(id: string): Promise<JsonObject> {
 		return this.request<JsonObject>('POST', `/api/v1/workflows/${id}/deactivate`, {
 			auth: 'apiKey',

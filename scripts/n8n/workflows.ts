@@ -114,7 +114,13 @@ export interface ToolCall {
  * is `usableAsTool`), whose parameters read it with `$fromAI`. n8n 1.x hands the Executor's whole
  * query to the tool; 2.x the entry named after the tool (so that one query can serve several).
  */
-export function toolWorkflow(id: string, call: ToolCall, n8nVersion: string): JsonObject {
+export function toolWorkflow(
+	id: string,
+	call: ToolCall,
+	n8nVersion: string,
+	/** The tool's Message as saved, when it is not read from the call (`$fromAI`). */
+	message = "={{ $fromAI('message', 'The text of the SMS', 'string') }}",
+): JsonObject {
 	const example = nodesOf(loadExample('send-and-track'));
 	const [start, send] = [START_NODE_NAME, SEND_NODE_NAME].map((name) => {
 		const node = example.find((candidate) => candidate.name === name);
@@ -129,7 +135,7 @@ export function toolWorkflow(id: string, call: ToolCall, n8nVersion: string): Js
 			resource: 'sms',
 			operation: 'send',
 			destinations: "={{ $fromAI('destinations', 'Phone numbers, comma-separated', 'string') }}",
-			message: "={{ $fromAI('message', 'The text of the SMS', 'string') }}",
+			message,
 			sendOptions: {},
 		},
 	};

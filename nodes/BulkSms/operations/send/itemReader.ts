@@ -13,6 +13,11 @@ import {
 	type Validity,
 	type ValidityChoice,
 } from '../../../shared/domain/validity';
+import {
+	ASK_N8N,
+	compileJsonExpression,
+	type JsonExpression,
+} from '../../../shared/jsonExpressions';
 import { serviceSettings, type AccountOf } from '../../../shared/transport';
 import { NO_NUMBER, OPTED_OUT, type ItemSend, type RunSettings } from './model';
 import type { SpeedLimitSetting } from './speedLimit';
@@ -25,24 +30,64 @@ const MAX_RESUME_HOURS = 168;
 export type Reader = <T>(name: string, item: number, fallback: T) => T;
 
 /**
- * A parameter that is not an expression is the same for every item: it is read once. n8n
- * resolves an expression per item, which is what costs with thousands of items (and an
- * opt-out list read from another node would be resolved once per item).
+ * Reads parameters per item, as getNodeParameter does. A parameter that is not an expression
+ * is the same for every item: it is read once (an opt-out list read from another node would
+ * otherwise be resolved per item). An expression that only reads the item's own JSON
+ * (`{{ $json.phone }}`, `Hi {{ $json.name }}`) is resolved from the item by jsonExpressions.ts,
+ * which gives what n8n would; anything else is left to n8n, per item.
  */
 export function parameterReader(context: IExecuteFunctions): Reader {
-	const fixed = new Map<string, unknown>();
+	const sources = new Map<string, Source>();
 	const parameters = context.getNode().parameters;
-	return <T>(name: string, item: number, fallback: T): T => {
-		if (fixed.has(name)) return fixed.get(name) as T;
+	let itemJson: ItemJson | undefined;
+	const sourceOf = (name: string, item: number, fallback: unknown): Source => {
 		const raw = name.split('.').reduce<unknown>((value, key) => {
 			return value && typeof value === 'object'
 				? (value as Record<string, unknown>)[key]
 				: undefined;
 		}, parameters);
-		const value = context.getNodeParameter(name, item, fallback) as T;
-		if (!isExpression(raw)) fixed.set(name, value);
-		return value;
+		if (!isExpression(raw)) return { fixed: context.getNodeParameter(name, item, fallback) };
+		const expression = compileJsonExpression(raw);
+		if (expression === undefined) return { expression };
+		itemJson ??= itemJsonOf(context);
+		return itemJson.json ? { expression, json: itemJson.json } : { expression: undefined };
 	};
+	return <T>(name: string, item: number, fallback: T): T => {
+		let source = sources.get(name);
+		if (source === undefined) sources.set(name, (source = sourceOf(name, item, fallback)));
+		if ('fixed' in source) return source.fixed as T;
+		if (source.expression) {
+			const value = source.expression(source.json(item));
+			if (value !== ASK_N8N) return value as T;
+		}
+		return context.getNodeParameter(name, item, fallback) as T;
+	};
+}
+
+/** How a parameter is read: once for the run, or per item (from the item's JSON when it can). */
+type Source =
+	| { fixed: unknown }
+	| { expression: JsonExpression; json: (item: number) => unknown }
+	| { expression: undefined };
+
+interface ItemJson {
+	json?: (item: number) => unknown;
+}
+
+/**
+ * The input items' JSON, which is what `$json` means in n8n's expressions when the node runs
+ * in a workflow; none when n8n's `$json` is something else (as an AI agent's tool, n8n
+ * resolves `$json` over the agent's items while the input is the tool call).
+ */
+function itemJsonOf(context: IExecuteFunctions): ItemJson {
+	const items = context.getInputData();
+	try {
+		if (items.length > 0 && context.getWorkflowDataProxy(0).$json === items[0].json)
+			return { json: (item) => items[item].json };
+	} catch {
+		// n8n has no `$json` here: it evaluates each item's parameters itself.
+	}
+	return {};
 }
 
 export function readSettings(this: IExecuteFunctions, read: Reader): RunSettings {
