@@ -8,7 +8,7 @@ import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8
 
 import { errorOf, outputOf, runWorkflow } from '../engine/harness';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { credentialsFor, getStatus, items, line, send, trigger } from './workflow';
+import { credentialsFor, getStatus, items, line, send, trigger, writeBack } from './workflow';
 
 let sandbox: Sandbox;
 
@@ -181,6 +181,39 @@ describe('Fail the Item fails only that item', () => {
 		});
 		expect(sandbox.received().batches).toHaveLength(3);
 	});
+});
+
+describe("the option pairs that let a write-back read each row through n8n's pairing", () => {
+	const rows = CONTACTS.filter((_, i) => SENT.includes(i));
+	const writtenBack = (sendOptions: INodeParameters) =>
+		run(
+			line(
+				trigger(),
+				items(rows),
+				send({ destinations: '={{ $json.phone }}', message: 'Sale today', sendOptions }),
+				writeBack("={{ $('Items').item.json.name }}"),
+			),
+		);
+
+	it.each([
+		['the defaults (one request per row)', {}],
+		['Combine with One Item per Destination', { combineItems: true, output: 'destination' }],
+		['Group with One Item per Destination', { groupSameMessage: true, output: 'destination' }],
+	])('%s: every row is written back with its own columns', async (_, options) => {
+		const output = outputOf(await writtenBack(options), 'Write Back');
+		expect(output.map((item) => item.json.value)).toEqual(rows.map((row) => row.name));
+	});
+
+	it.each([
+		['Combine', { combineItems: true }],
+		['Group', { groupSameMessage: true }],
+	])(
+		'%s with One Item per Batch: n8n cannot tell which row, as the guide warns',
+		async (_, options) => {
+			const error = errorOf(await writtenBack(options), 'Write Back');
+			expect(error?.message).toBe('Multiple matches found');
+		},
+	);
 });
 
 describe('One Item per Batch (the default): every item has the same columns', () => {

@@ -19,6 +19,7 @@ export {
 	MANUAL_TRIGGER,
 	PACKAGE_NAME,
 	SET_ITEMS,
+	WRITE_BACK,
 	loadPackageCredentialType,
 	loadPackageNodeType,
 } from './nodeTypes';

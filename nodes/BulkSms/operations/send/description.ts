@@ -90,7 +90,7 @@ export const sendDescription: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to send one message to the destinations of every input item together (bulk from a sheet), instead of one batch per item. The message is taken from the first item.',
+					'Whether to send one message to the destinations of every input item together (bulk from a sheet), instead of one batch per item. The message is taken from the first item. To write results back row by row, set Output to One Item per Destination.',
 			},
 			{
 				displayName: 'Concurrent Requests',
@@ -126,7 +126,7 @@ export const sendDescription: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether items whose message and validity come out the same are sent together as one batch: fewer requests and one batch ID, each number still paired with its own item',
+					'Whether items whose message and validity come out the same are sent together as one batch: fewer requests and one batch ID, each number still paired with its own item. To write results back row by row, set Output to One Item per Destination.',
 			},
 			{
 				displayName: 'Invalid Numbers',
