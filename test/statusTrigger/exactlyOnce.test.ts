@@ -4,8 +4,8 @@
  * database; the time zone comes from the credential's field alone. Through n8n's webhook path
  * (test/engine/webhook.ts), answering as n8n does once an execution has started where it matters.
  */
-import type { WebhookServer } from '../engine/webhook';
-import { jsonReport, newProcess, post, startTrigger } from './helpers';
+import { startWebhookServer, type WebhookServer } from '../engine/webhook';
+import { jsonReport, newProcess, post, startTrigger, triggerSpec } from './helpers';
 
 let servers: WebhookServer[] = [];
 afterEach(async () => {
@@ -181,6 +181,41 @@ describe("the editor's tests", () => {
 });
 
 describe('the time zone', () => {
+	it.failing(
+		'refuses activation when the Bulk SMS credential names no time zone, with a sentence',
+		async () => {
+			const starting = startTrigger({ timeZone: 'Europe/Berlim' });
+			starting.then(
+				(server) => servers.push(server),
+				() => undefined,
+			);
+			await expect(starting).rejects.toMatchObject({
+				message: expect.stringMatching(/Europe\/Berlim.*time zone|time zone.*Europe\/Berlim/i),
+			});
+		},
+	);
+
+	it.failing(
+		'keeps nothing of a callback whose dates it cannot read, so that the retry after the fix is news',
+		async () => {
+			const spec = triggerSpec({ timeZone: 'UTC', answer: 'started' });
+			const server = await startWebhookServer(spec);
+			servers.push(server);
+			spec.credentials!.bulkSmsApi.timeZone = 'Europe/Berlim'; // mistyped after activation
+			const refused = await post(server, jsonReport(A));
+			await server.idle();
+			expect(refused.status).toBeGreaterThanOrEqual(500);
+			spec.credentials!.bulkSmsApi.timeZone = 'Europe/Berlin';
+			// The credential is read again once what was read lately is 10 s old.
+			const later = Date.now() + 10_001;
+			const clock = jest.spyOn(Date, 'now').mockImplementation(() => later);
+			const retried = await post(server, jsonReport(A)).finally(() => clock.mockRestore());
+			await server.idle();
+			expect([retried.status, answerOf(retried.body).emitted]).toEqual([200, 1]);
+			expect(statuses(server).flat()).toEqual(['447700900001 DELIVRD']);
+		},
+	);
+
 	it("comes from the credential's field alone: a Base URL that does not parse stops nothing", async () => {
 		const server = await started({ timeZone: 'Europe/Paris', baseUrl: 'not a url' });
 		const res = await post(server, jsonReport(A));
