@@ -24,6 +24,9 @@ import type {
 /** One record's hashes, by "<workflow id> <context>". */
 const records = new Map<string, string[]>();
 
+/** Look-ups made so far, by any context of this test process. */
+let lookups = 0;
+
 /** A database round trip: other work runs in between, as it does while n8n awaits its database. */
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -40,6 +43,7 @@ const harnessDeduplicator: IDataDeduplicator = {
 		options: ICheckProcessedOptions,
 	): Promise<IDeduplicationOutput> {
 		if (options.mode !== 'entries') throw new Error('harness: only mode "entries" is reproduced');
+		lookups++;
 		const key = recordKey(scope, data);
 		await roundTrip();
 		const found = records.get(key);
@@ -85,6 +89,11 @@ export function installDeduplication(): void {
 	if (installed) return;
 	installed = true;
 	void DataDeduplicationService.init(harnessDeduplicator);
+}
+
+/** How many look-ups the store served so far (checkProcessedAndRecord calls). */
+export function processedLookups(): number {
+	return lookups;
 }
 
 /** What the store holds for a workflow (all its records), for tests that look. */
