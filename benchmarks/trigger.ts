@@ -1,4 +1,5 @@
 /* eslint-disable
+	@n8n/community-nodes/no-dangerous-functions,
 	@n8n/community-nodes/no-restricted-globals,
 	@n8n/community-nodes/no-restricted-imports,
 	no-console
