@@ -9,6 +9,7 @@ import {
 	describeMemory,
 	ENTRY_LENGTH,
 	hourOf,
+	DEFAULT_MEMORY_SIZE,
 	Memories,
 	MEMORY_DAYS,
 	MEMORY_KEY,
@@ -102,6 +103,12 @@ function storedAfter(reports: RawReport[], start = NOW, size = 100_000): string 
 	return memory.merged('', start + reports.length * 3_600_000, size);
 }
 
+/** The reports of a stored memory, in order. */
+const idsOf = (stored: string) =>
+	Array.from({ length: stored.length / ENTRY_LENGTH }, (_, i) =>
+		stored.slice(i * ENTRY_LENGTH, i * ENTRY_LENGTH + 12),
+	);
+
 describe('the stored memory', () => {
 	const finals = (count: number) =>
 		Array.from({ length: count }, (_, i) => report('DELIVRD', message(i)));
@@ -113,6 +120,15 @@ describe('the stored memory', () => {
 		expect(stored.slice(12, 16) < stored.slice(28, 32)).toBe(true);
 		for (const other of [undefined, {}, 'not a memory!', 42, ['a']])
 			expect(readStored(other)).toBe('');
+	});
+
+	it(`reads back a memory of the default size, ${DEFAULT_MEMORY_SIZE.toLocaleString('en-US')} reports`, () => {
+		const memory = new TriggerMemory();
+		memory.learn(finals(DEFAULT_MEMORY_SIZE).map(reportId), NOW);
+		const stored = memory.merged('', NOW, DEFAULT_MEMORY_SIZE);
+		expect(stored).toHaveLength(DEFAULT_MEMORY_SIZE * ENTRY_LENGTH);
+		expect(readStored(stored)).toBe(stored);
+		expect(storedKnows(stored, NOW, 1)(reportId(report('DELIVRD', message(7))))).toBe(true);
 	});
 
 	it('finds a report by search exactly as by an index, never across two entries', () => {
@@ -141,17 +157,46 @@ describe('the stored memory', () => {
 		expect(new TriggerMemory().merged(stored, at(MEMORY_DAYS + 0.1), 10)).toBe('');
 	});
 
-	it('keeps the newest `size` reports, what this process learned among them, by the hour each came', () => {
+	it('keeps the stored reports that this process did not learn, then what it learned, the last `size` of them', () => {
 		const [a, b, c, d] = finals(4).map(reportId);
 		const stored = storedAfter(finals(3)); // a, b, c an hour apart
 		const memory = new TriggerMemory();
-		memory.learn([d], NOW + 90 * 60_000); // d between b and c
+		memory.learn([d, b], NOW + 90 * 60_000);
 		const merged = memory.merged(stored, NOW + 3 * 3_600_000, 3);
-		const ids = Array.from({ length: merged.length / ENTRY_LENGTH }, (_, i) =>
-			merged.slice(i * ENTRY_LENGTH, i * ENTRY_LENGTH + 12),
+		expect(idsOf(merged)).toEqual([c, d, b]);
+		expect(idsOf(merged)).not.toContain(a);
+	});
+
+	it('writes what the plain rule says: kept stored entries not learned, then the learned, the last `size`', () => {
+		const ids = finals(30).map(reportId);
+		fc.assert(
+			fc.property(
+				fc.array(fc.tuple(fc.nat(29), fc.nat(12)), { maxLength: 30 }),
+				fc.array(fc.tuple(fc.nat(29), fc.nat(12)), { maxLength: 30 }),
+				fc.integer({ min: 1, max: 40 }),
+				(storedOnes, learnedOnes, size) => {
+					const hour = (days: number) => NOW + days * DAY_MS;
+					const stored = storedOnes.map(([i, days]) => ids[i] + hourOf(hour(days))).join('');
+					const memory = new TriggerMemory();
+					for (const [i, days] of learnedOnes) memory.learn([ids[i]], hour(days));
+					const now = hour(12);
+					const oldest = hourOf(now - MEMORY_DAYS * DAY_MS);
+					const learned = new Map<string, string>();
+					for (const [i, days] of learnedOnes)
+						if (!learned.has(ids[i])) learned.set(ids[i], hourOf(hour(days)));
+					const kept = [...learned].filter(([, h]) => h >= oldest);
+					const keptLearned = kept.slice(Math.max(0, kept.length - size));
+					const plain = [
+						...storedOnes
+							.map(([i, days]) => [ids[i], hourOf(hour(days))])
+							.filter(([id, h]) => h >= oldest && !keptLearned.some(([l]) => l === id)),
+						...keptLearned,
+					].map(([id, h]) => id + h);
+					const expected = plain.slice(Math.max(0, plain.length - size)).join('');
+					expect(memory.merged(stored, now, size)).toBe(expected);
+				},
+			),
 		);
-		expect(ids).toEqual([b, d, c]);
-		expect(ids).not.toContain(a);
 	});
 
 	it('is written as it is when n8n writes the static data, not as it was when a step ran', () => {
