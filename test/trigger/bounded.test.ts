@@ -24,6 +24,8 @@ afterEach(async () => {
 	restoreBounds = undefined;
 	await proxy?.stop();
 	await stop?.();
+	proxy = undefined;
+	stop = undefined;
 });
 
 /** A sandbox holding `batches` batches of `size` delivered messages, behind a counting proxy. */
