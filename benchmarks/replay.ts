@@ -21,11 +21,17 @@ export interface Replay {
 	stop(): Promise<void>;
 }
 
-export async function startReplay(): Promise<Replay> {
+/**
+ * `answerFor` writes the answer of a batch not `set` when it is asked for: a campaign of 10,000
+ * batches of 1,000 reports would not fit in memory written in advance.
+ */
+export async function startReplay(
+	answerFor: (batchId: string) => ReplayAnswer | undefined = () => undefined,
+): Promise<Replay> {
 	const answers = new Map<string, ReplayAnswer>();
 	const server: Server = createServer((req, res) => {
 		const batchId = new URL(req.url ?? '/', 'http://replay').searchParams.get('batch_id') ?? '';
-		const answer = answers.get(batchId);
+		const answer = answers.get(batchId) ?? answerFor(batchId);
 		if (!answer) {
 			res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":"unknown batch"}');
 			return;

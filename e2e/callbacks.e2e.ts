@@ -2,16 +2,15 @@
 	@n8n/community-nodes/no-hardcoded-secrets
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * The status trigger inside `n8n start`: a workflow saved with version 1 (the secret in its
- * parameters) is activated through the public API, the sandbox calls back its production
- * webhook URL (/webhook/<webhookId>/status) with every status change, repeats included, and
- * each change starts the workflow once; a callback with a wrong secret is refused with 401.
- * Then examples/status-callbacks.json (version 1.1, the secret in a credential) wired as
- * `npm run editor` wires it (scripts/n8n/callbacks.ts): a Send run by n8n starts callback
- * executions, and every answer is JSON that says what became of the reports. A credential
- * with a blank secret is refused at activation. Copies of a callback posted at the same moment
- * start the workflow with their report once, and different callbacks posted at once share
- * executions.
+ * The status trigger inside `n8n start`: a workflow is activated through the public API, the
+ * sandbox calls back its production webhook URL (/webhook/<webhookId>/status) with every status
+ * change, repeats included, and each change starts the workflow once; a callback with a wrong
+ * secret is refused with 401. Then examples/status-callbacks.json wired as `npm run editor` wires
+ * it (scripts/n8n/callbacks.ts): a Send run by n8n starts callback executions, and every answer
+ * is JSON that says what became of the reports. A credential with a blank secret, and a Bulk SMS
+ * credential whose time zone does not exist, are refused at activation. Copies of a callback
+ * posted at the same moment start the workflow with their report once, and different callbacks
+ * posted at once share executions.
  */
 import { sendDirect } from '../sandbox/client';
 import { type JsonObject, nodeRuns } from '../scripts/n8n/runData';
@@ -22,7 +21,9 @@ import {
 	importStatusCallbacks,
 	type StatusCallbacks,
 } from '../scripts/n8n/callbacks';
+import { sandboxAccount } from '../scripts/n8n/service';
 import {
+	credential,
 	CREDENTIAL_ID,
 	CREDENTIAL_NAME,
 	SEND_NODE_NAME,
@@ -53,8 +54,11 @@ function statusWorkflow(): JsonObject {
 				typeVersion: 1,
 				position: [0, 0],
 				webhookId: WEBHOOK_ID,
-				parameters: { authentication: 'token', secret: SECRET, emit: 'all', options: {} },
-				credentials: { bulkSmsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+				parameters: { emit: 'changes', options: {} },
+				credentials: {
+					bulkSmsCallbackApi: { id: 'e2eCallbackSecret', name: 'Callback secret' },
+					bulkSmsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME },
+				},
 			},
 			{
 				id: 'c0a1b2c3-0000-4000-8000-000000000002',
@@ -74,25 +78,20 @@ function statusWorkflow(): JsonObject {
 
 const SEND_ONLY_ID = 'e2eCallbackSend01';
 const BLANK_ID = 'e2eBlankSecret001';
+const BAD_ZONE_ID = 'e2eBadTimeZone01';
 
-/** A version 1.1 trigger whose credential's secret is only spaces: activation must refuse it. */
-function blankSecretWorkflow(): JsonObject {
+/**
+ * A trigger that can only fail, which activation must refuse: its credential's secret is only
+ * spaces, or its Bulk SMS credential's time zone does not exist.
+ */
+function refusedWorkflow(id: string, webhookId: string, credentials: JsonObject): JsonObject {
 	const workflow = statusWorkflow();
 	const [trigger, report] = workflow.nodes as JsonObject[];
 	return {
 		...workflow,
-		id: BLANK_ID,
-		name: 'Bulk SMS: blank callback secret',
-		nodes: [
-			{
-				...trigger,
-				typeVersion: 1.1,
-				webhookId: '3f0c2a71-6b8e-4d95-a1c4-8e7d2b5f9a61',
-				parameters: { emit: 'changes', options: {} },
-				credentials: { bulkSmsCallbackApi: { id: 'e2eBlankSecret', name: 'Blank secret' } },
-			},
-			report,
-		],
+		id,
+		name: `Bulk SMS: ${id}`,
+		nodes: [{ ...trigger, webhookId, credentials }, report],
 	};
 }
 
@@ -114,17 +113,25 @@ beforeAll(async () => {
 			duplicateAfterMs: 1000,
 		},
 	});
+	const secret = { bulkSmsCallbackApi: { id: 'e2eCallbackSecret', name: 'Callback secret' } };
 	await harness.n8n.importWorkflow([
 		statusWorkflow(),
 		sendOnlyWorkflow(SEND_ONLY_ID),
-		blankSecretWorkflow(),
+		refusedWorkflow(BLANK_ID, '3f0c2a71-6b8e-4d95-a1c4-8e7d2b5f9a61', {
+			bulkSmsCallbackApi: { id: 'e2eBlankSecret', name: 'Blank secret' },
+		}),
+		refusedWorkflow(BAD_ZONE_ID, '3f0c2a71-6b8e-4d95-a1c4-8e7d2b5f9a62', {
+			...secret,
+			bulkSmsApi: { id: 'e2eBadZone', name: 'Mistyped zone' },
+		}),
 	]);
-	await harness.n8n.importCredential({
-		id: 'e2eBlankSecret',
-		name: 'Blank secret',
-		type: 'bulkSmsCallbackApi',
-		data: { secret: '   ' },
-	});
+	for (const [id, name, type, data] of [
+		['e2eCallbackSecret', 'Callback secret', 'bulkSmsCallbackApi', { secret: SECRET }],
+		['e2eBlankSecret', 'Blank secret', 'bulkSmsCallbackApi', { secret: '   ' }],
+	] as const)
+		await harness.n8n.importCredential({ id, name, type, data });
+	const mistyped = credential({ ...sandboxAccount(harness.sandbox), timeZone: 'Europe/Berlim' });
+	await harness.n8n.importCredential({ ...mistyped, id: 'e2eBadZone', name: 'Mistyped zone' });
 	example = await importStatusCallbacks(harness.n8n);
 	server = await harness.n8n.startServerAsOwner();
 	await server.activateWorkflow(WORKFLOW_ID);
@@ -280,11 +287,23 @@ test('copies posted at the same moment start the workflow with their report once
  * trigger's refusal reaches the editor as "workflowFailedToActivate" with its message, and
  * n8n's log; the webhook is never registered.
  */
-test('a credential whose secret is blank is refused at activation, with a sentence', async () => {
-	await server.activateWorkflow(BLANK_ID);
-	const sentence = "Bulk SMS Status Trigger: the credential's Secret is only spaces";
+test.each([
+	[
+		'a credential whose secret is blank',
+		BLANK_ID,
+		'a61',
+		"Bulk SMS Status Trigger: the credential's Secret is only spaces",
+	],
+	[
+		'a Bulk SMS credential whose time zone does not exist',
+		BAD_ZONE_ID,
+		'a62',
+		'Bulk SMS Status Trigger: the Service Time Zone of the Bulk SMS credential, "Europe/Berlim", is not a time zone',
+	],
+])('%s is refused at activation, with a sentence', async (_name, id, webhookEnd, sentence) => {
+	await server.activateWorkflow(id);
 	await waitUntil(() => server.log.includes(sentence), 30_000);
-	const blankUrl = `${server.baseUrl}/webhook/3f0c2a71-6b8e-4d95-a1c4-8e7d2b5f9a61/status`;
-	const res = await fetch(`${blankUrl}?token=%20%20%20`, { method: 'POST', body: '{}' });
+	const url = `${server.baseUrl}/webhook/3f0c2a71-6b8e-4d95-a1c4-8e7d2b5f9${webhookEnd}/status`;
+	const res = await fetch(`${url}?token=${SECRET}`, { method: 'POST', body: '{}' });
 	expect(res.status).toBe(404);
 });

@@ -4,9 +4,11 @@
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * `npx tsx scripts/describe-state.ts < state.json`: prints in words what a Bulk SMS Trigger
- * remembers (describeState). The input is JSON as n8n's database holds it (docs/trigger-state.md
- * gives the SQL): a workflow's whole `staticData`, one node's static data, or the state itself.
+ * remembers (describeState), and what a Bulk SMS Status Trigger remembers (describeMemory). The
+ * input is JSON as n8n's database holds it (docs/trigger-state.md gives the SQL): a workflow's
+ * whole `staticData`, one node's static data, or the state itself.
  */
+import { describeMemory } from '../nodes/BulkSmsStatusTrigger/memory';
 import { describeState } from '../nodes/shared/domain/watchState';
 
 /** Each trigger state in the input, with the node it belongs to when the input names it. */
@@ -34,7 +36,17 @@ async function main(): Promise<void> {
 		process.exitCode = 1;
 		return;
 	}
+	const memories = isObject(input)
+		? Object.entries(input).filter(
+				([key, value]) => key.startsWith('node:') && isObject(value) && 'memory' in value,
+			)
+		: [];
+	for (const [key, value] of memories) {
+		console.log(`Node "${key.slice('node:'.length)}":`);
+		console.log(`${describeMemory((value as { memory: unknown }).memory)}\n`);
+	}
 	const states = statesIn(input);
+	if (states.length === 0 && memories.length > 0) return;
 	if (states.length === 0) {
 		console.error(
 			'No Bulk SMS Trigger state in the input: give the staticData of a workflow whose trigger has polled (docs/trigger-state.md).',

@@ -7,8 +7,7 @@
  * names, option values, the options collections' names) is still a parameter the node reads, and
  * n8n's editor finds no issue in it. n8n drops a saved value whose parameter is gone, so a rename
  * would silently lose a setting (a Do Not Send To list, a Max Credits); an option value that is
- * gone shows as an error. What each value does is run by the node's own suites (the Status
- * Trigger's version 1 filters: test/statusTrigger/trigger.test.ts and authentication.test.ts).
+ * gone shows as an error. What each value does is run by the node's own suites.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -67,6 +67,7 @@ const DURABLE: NodeJS.ProcessEnv = {
 };
 
 const FROZEN_CREDENTIAL = { id: 'bulkSmsFrozen001', name: 'Bulk SMS sandbox, frozen clock' };
+const SECRET_CREDENTIAL = { id: 'queueCallbackSecret', name: 'Queue callback secret' };
 const LEGACY_WATCH_ID = 'queueWatchLegacy';
 const DURABLE_WATCH_ID = 'queueWatchDurabl';
 // Numbers the sandbox accepts; with its clock frozen they stay ENROUTE until the test forces them.
@@ -124,6 +125,7 @@ beforeAll(async () => {
 		credentials: [
 			credential(sandboxAccount(live)),
 			{ ...credential(sandboxAccount(frozen)), ...FROZEN_CREDENTIAL },
+			{ ...SECRET_CREDENTIAL, type: 'bulkSmsCallbackApi', data: { secret: CALLBACK_SECRET } },
 		],
 		workflows: [
 			SEND_AND_TRACK,
@@ -492,8 +494,8 @@ function callbackWorkflow(): JsonObject {
 				typeVersion: 1,
 				position: [0, 0],
 				webhookId: CALLBACK_WEBHOOK_ID,
-				parameters: { authentication: 'token', secret: CALLBACK_SECRET, emit: 'all', options: {} },
-				credentials: { bulkSmsApi: FROZEN_CREDENTIAL },
+				parameters: { emit: 'changes', options: {} },
+				credentials: { bulkSmsCallbackApi: SECRET_CREDENTIAL, bulkSmsApi: FROZEN_CREDENTIAL },
 			},
 			{
 				id: '5b7d0c1e-0000-4000-8000-000000000002',

@@ -9,11 +9,15 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { callbackBasicAuthTest, callbackSecretTest, checkCallbackSetup } from './authentication';
 import { statusTriggerProperties } from './description';
-import { emitHandedOver } from './execute';
-import { KnownReports } from './knownReports';
-import { RecentCredentials } from './recentCredentials';
+import { emitCallbacks } from './execute';
+import { Memories } from './memory';
+import {
+	callbackBasicAuthTest,
+	callbackSecretTest,
+	checkCallbackSetup,
+	RecentCredentials,
+} from './setup';
 import { receiveCallback } from './webhook';
 
 export class BulkSmsStatusTrigger implements INodeType {
@@ -22,10 +26,9 @@ export class BulkSmsStatusTrigger implements INodeType {
 		name: 'bulkSmsStatusTrigger',
 		icon: { light: 'file:../BulkSms/bulkSms.svg', dark: 'file:../BulkSms/bulkSms.dark.svg' },
 		group: ['trigger'],
-		// 1.1 keeps the secret in a credential; version 1 (its node parameters) keeps working.
-		version: [1, 1.1],
+		version: 1,
 		subtitle:
-			'={{ "Callbacks: " + {"final": "final statuses", "changes": "every status change", "all": "every status change", "statuses": "chosen statuses"}[$parameter["emit"]] }}',
+			'={{ "Callbacks: " + {"final": "final statuses", "changes": "every status change"}[$parameter["emit"]] }}',
 		description:
 			"Receives the service's delivery callbacks at a public URL (a webhook, nothing polled) and starts a workflow for each report",
 		defaults: { name: 'Bulk SMS Status Trigger' },
@@ -35,17 +38,24 @@ export class BulkSmsStatusTrigger implements INodeType {
 		credentials: [
 			{
 				name: 'bulkSmsCallbackApi',
+				displayName: 'Callback Credential (Secret)',
 				required: true,
 				testedBy: 'callbackSecretTest',
 				displayOptions: { show: { authentication: ['secretCredential'] } },
 			},
 			{
 				name: 'bulkSmsCallbackBasicAuthApi',
+				displayName: 'Callback Credential (User and Password)',
 				required: true,
 				testedBy: 'callbackBasicAuthTest',
 				displayOptions: { show: { authentication: ['basicAuthCredential'] } },
 			},
-			{ name: 'bulkSmsApi', required: false },
+			// Its only use here: the zone delivery dates are read in. Without it, UTC.
+			{
+				name: 'bulkSmsApi',
+				displayName: 'Bulk SMS Account (Only for the Time Zone of Delivery Dates)',
+				required: false,
+			},
 		],
 		// responseData '': n8n then answers the webhookResponse that webhook() gives with the
 		// execution it starts; left out, it would answer the literal text "firstEntryJson".
@@ -92,27 +102,28 @@ export class BulkSmsStatusTrigger implements INodeType {
 	};
 
 	/**
-	 * What this process knows of the callbacks it received and emitted (knownReports.ts), and the
-	 * callback credential it read lately (recentCredentials.ts): n8n makes one instance of a node
-	 * type per process, and both steps below close over them.
+	 * What this n8n process knows of each trigger's reports (memory.ts), and the credentials it read
+	 * lately (setup.ts): n8n makes one instance of a node type per process, and both steps below
+	 * close over them.
 	 */
-	private readonly known = new KnownReports();
+	private readonly memories = new Memories();
 	private readonly credentials = new RecentCredentials();
 
-	webhook = receiverOf(this.known, this.credentials);
+	/** Each callback: see webhook.ts. */
+	webhook = receiverOf(this.memories, this.credentials);
 
 	/** Runs first in the execution a callback started: see execute.ts. */
-	execute = executorOf(this.known);
+	execute = executorOf(this.memories);
 }
 
-function receiverOf(known: KnownReports, credentials: RecentCredentials) {
+function receiverOf(memories: Memories, credentials: RecentCredentials) {
 	return async function (this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveCallback.call(this, known, credentials);
+		return await receiveCallback.call(this, memories, credentials);
 	};
 }
 
-function executorOf(known: KnownReports) {
+function executorOf(memories: Memories) {
 	return async function (this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await emitHandedOver.call(this, known);
+		return await emitCallbacks.call(this, memories);
 	};
 }

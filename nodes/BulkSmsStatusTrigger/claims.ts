@@ -1,28 +1,37 @@
 /**
- * The last look-up before reports are emitted by an execution that another process received (queue
- * mode: main or a webhook process received the callback, a worker runs the execution).
+ * Which execution emits a report that copies of one callback brought to several executions at
+ * once, in queue mode: main and a webhook process each received a copy, and two workers run the
+ * executions they started. The process that received a callback tells its own copies apart
+ * (memory.ts); across processes only n8n's deduplication store is shared at once.
  *
- * Why: n8n's deduplication store reads its record, adds to it and writes it back, without a lock.
- * Copies of one callback received by two processes at once start two executions, on two workers,
- * whose look-ups can both read the record before either has written it: both find the report new.
- * Measured in queue mode, rounds of 20 copies posted at once and split between main and a webhook
- * process: 2 rounds of 40 emitted the report twice with one look-up (docs/queue-mode.md).
+ * Why claims: the store reads its record, adds to it and writes it back, without a lock, so two
+ * executions' look-ups can both read the record before either has written it: both find the
+ * report new. Measured in queue mode, rounds of 20 copies posted at once and split between main
+ * and a webhook process: 2 rounds of 40 emitted the report twice with one look-up
+ * (docs/queue-mode.md).
  *
- * How: an execution records, with each report's key, a claim of its own; waits SETTLE_MS, longer
- * than a look-up takes, so that every write that began before its own has landed; then looks for
- * its claim. A write holds what it read plus its own items, so the record keeps the key with the
+ * How: an execution records, with each report, a claim of its own; waits SETTLE_MS, longer than a
+ * look-up takes, so that every write that began before its own has landed; then looks for its
+ * claim. A write holds what it read plus its own items, so the record keeps the report with the
  * claim of the execution that first wrote it, and no other claim beside it (an execution that
- * wrote later read the key, and knew the report was not news): the execution whose claim is there
- * emits, the others do not. A claim gone with its key was undone by a write of other reports that
- * began before it: that execution claims again. The plain look-up (one call) is what executions
- * received in their own process use; test/statusTrigger/exactlyOnce.test.ts holds both to the same
- * reports, and shows two workers emitting one report twice without the claims.
+ * wrote later read the report, and knew it was not news): the execution whose claim is there
+ * emits, the others do not. A claim gone with its report was undone by a write of other reports
+ * that began before it: that execution claims again. test/statusTrigger/claims.test.ts holds it,
+ * and test/statusTrigger/exactlyOnce.test.ts shows two workers emitting one report twice without.
  */
 import { randomBytes } from 'crypto';
 import { sleep } from 'n8n-workflow';
 
 /** Records the items and gives those that were recorded before (n8n's checkProcessedAndRecord). */
 export type RecordItems = (items: string[]) => Promise<Set<string>>;
+
+/**
+ * The reports the store keeps claims for (two entries each), the latest first: enough for copies
+ * that arrive within minutes of each other. A repeat that comes later is told apart by the memory
+ * of the process that receives it (memory.ts); the store's cost grows with what it holds, since
+ * n8n reads and rewrites the whole record on every look-up.
+ */
+export const CLAIMED_REPORTS = 10_000;
 
 /** Longer than one look-up of the store takes (a read and a write of one database row). */
 export const SETTLE_MS = 100;

@@ -1,17 +1,19 @@
+/**
+ * One callback, from the body to what n8n starts: check the caller and the setup (setup.ts), read
+ * the reports (read.ts), tell news from repeats and late ones against the memory (memory.ts), and
+ * hand the news to an execution (gathering.ts), whose first step, the trigger's own (execute.ts),
+ * remembers them and emits those the filters want. Every answer is JSON that says what became of
+ * the reports; 401, 400 and 413 start nothing, and neither does a callback the trigger cannot keep
+ * (503, so that the service sends it again).
+ */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
-import { readBatchIdList } from '../shared/domain/campaign';
+import { shapeReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
-import { passes, triggerFilter } from '../shared/domain/reportFilter';
-import { callerProblem } from './authentication';
-import { handoverItems } from './handover';
-import type { KnownReports } from './knownReports';
-import { DEFAULT_MEMORY, sift } from './memory';
-import { memoryLimit, MEMORY_KEY, triggerOf } from './parameters';
+import { MEMORY_KEY, readStored, sift, storedKnows, type Memories } from './memory';
+import { memorySize, reportFilter, triggerOf } from './parameters';
 import { DEFAULT_MAX_REPORTS, MAX_MAX_REPORTS, readCallback } from './read';
-import type { RecentCredentials } from './recentCredentials';
-import { readStored, storedLookup, storeMemory } from './storedMemory';
+import { callbackSetup, type RecentCredentials } from './setup';
 
 const REALM = 'Basic realm="Bulk SMS callbacks"';
 
@@ -23,20 +25,21 @@ const UNAUTHENTICATED = {
 	error: 'Not authenticated: this callback URL takes only callbacks that carry its secret',
 };
 
-/**
- * One callback: check the caller, read the reports, tell the news from repeats, filter, emit.
- * Answers 200 at once (onReceived) with what became of the reports; 401, 400 and 413 start
- * nothing.
- */
 export async function receiveCallback(
 	this: IWebhookFunctions,
-	known: KnownReports,
+	memories: Memories,
 	credentials: RecentCredentials,
 ): Promise<IWebhookResponseData> {
-	const refusal = await callerProblem.call(this, credentials);
-	if (refusal) {
-		this.logger.warn(`Bulk SMS Status Trigger refused a callback: ${refusal}`);
+	const setup = await callbackSetup.call(this, credentials);
+	if ('refused' in setup) {
+		this.logger.warn(`Bulk SMS Status Trigger refused a callback: ${setup.refused}`);
 		return answer.call(this, 401, UNAUTHENTICATED, { 'WWW-Authenticate': REALM });
+	}
+	if ('broken' in setup) {
+		// Nothing is kept: the service's next try is news once the setup is put right.
+		this.logger.warn(`Bulk SMS Status Trigger could not take a callback: ${setup.broken}`);
+		const error = `The trigger cannot take callbacks now: ${setup.broken}. Nothing was kept: send it again.`;
+		return answer.call(this, 503, { error });
 	}
 	const reading = readCallback(
 		{ body: await rawBody.call(this), query: queryOf.call(this) },
@@ -53,48 +56,54 @@ export async function receiveCallback(
 		);
 		return answer.call(this, 400, { error: `Not a delivery report: ${reading.problem}` });
 	}
-	return await handOver.call(this, known, reading.reports);
+	return await handOver.call(this, memories, reading.reports, setup.timeZone);
 }
 
 /**
  * The reports' fate, decided with no await from the look-up to the hold, so that copies of a
- * callback arriving together in this process are told apart (knownReports.ts). A callback with
- * nothing to emit is answered here; one with news goes in an execution, which remembers what it
- * carries (execute.ts): its own, or one that another callback starts (gathering.ts).
+ * callback arriving together in this process are told apart. A callback with no news the filters
+ * want is answered here, its news remembered in the static data n8n saves after the answer; one
+ * with news goes in an execution (the news it carries, wanted or not, for the trigger's step to
+ * remember): its own, or one another callback starts (gathering.ts).
  */
 async function handOver(
 	this: IWebhookFunctions,
-	known: KnownReports,
+	memories: Memories,
 	reports: RawReport[],
+	timeZone: string,
 ): Promise<IWebhookResponseData> {
-	const limit = memoryLimit(this.getNodeParameter('options.memory', DEFAULT_MEMORY));
-	const memory = known.of(triggerOf(this), limit);
+	const memory = memories.of(triggerOf(this));
 	const staticData = this.getWorkflowStaticData('node');
 	const stored = readStored(staticData[MEMORY_KEY]);
-	const storedHas = storedLookup(stored, 2 * reports.length);
-	const sifted = sift(reports, (key) => memory.knows(key) || storedHas(key));
-	const wanted = sifted.fresh.filter(reportFilter.call(this));
+	const storedHas = storedKnows(stored, Date.now(), 8 * reports.length);
+	const sifted = sift(reports, (report) => memory.knows(report) || storedHas(report));
+	const wanted = sifted.fresh.filter(reportFilter(this));
 	const counts = { received: reports.length, repeated: sifted.repeated, late: sifted.late };
 	if (wanted.length === 0) {
 		// No execution starts, so n8n saves this call's static data: only when it learned
 		// something, so that a mere repeat never writes over what an execution is about to save.
-		if (sifted.keys.length > 0) {
-			memory.learn(sifted.keys);
-			storeMemory(staticData, MEMORY_KEY, stored, memory, limit);
+		if (sifted.ids.length > 0) {
+			memory.learn(sifted.ids, Date.now());
+			memory.store(staticData, stored, memorySize(this));
 		}
 		return answer.call(this, 200, { ...counts, emitted: 0 });
 	}
-	memory.hold(sifted.keys);
-	const items = handoverItems(wanted, sifted.keys, known.process);
+	memory.hold(sifted.ids);
+	const items = sifted.fresh.map((report) => {
+		const json = shapeReport(report, timeZone) as unknown as IDataObject;
+		memory.handOver(json);
+		return { json };
+	});
 	const turn = await memory.gathering.join({ items });
+	const release = (started: boolean) => memory.release(sifted.ids, started, Date.now());
 	if ('riddenWith' in turn) {
 		const { started } = turn.riddenWith;
-		memory.release(sifted.keys, started);
+		release(started);
 		if (started) return answer.call(this, 200, { ...counts, emitted: wanted.length });
 		return answer.call(this, 503, { error: 'The workflow could not be started: send it again' });
 	}
 	whenAnswered(this.getResponseObject(), (started) => {
-		memory.release(sifted.keys, started);
+		release(started);
 		turn.handedOver(started);
 	});
 	// n8n answers webhookResponse once the execution has started (the description's
@@ -152,7 +161,7 @@ function queryOf(this: IWebhookFunctions): Record<string, unknown> {
 	return fields;
 }
 
-/** Written directly, so that 401 and 400 start no execution; n8n then sends nothing more. */
+/** Written directly, so that nothing starts; n8n then sends nothing more. */
 function answer(
 	this: IWebhookFunctions,
 	status: number,
@@ -163,36 +172,4 @@ function answer(
 	response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
 	response.end(JSON.stringify(body));
 	return { noWebhookResponse: true };
-}
-
-// ---------------------------------------------------------------- filters and settings
-
-/** Which reports are emitted: those of Batch IDs that pass the report filter of every node. */
-function reportFilter(this: IWebhookFunctions): (report: RawReport) => boolean {
-	const batches = batchFilter.call(this);
-	// report.batch_id is already in the service's form (read by readDeliveryReport).
-	const ofBatches = (report: RawReport) => !batches || batches.has(report.batch_id);
-	const on = this.getNodeParameter('emit', 'final') as string;
-	if (on === 'statuses') {
-		// Version 1's Chosen Statuses, with its Statuses list: Every Status Change with Only
-		// Statuses, except that none chosen emitted nothing, as it still does.
-		const chosen = this.getNodeParameter('statuses', []) as string[];
-		const filter = { finalOnly: false, statuses: chosen };
-		return (report) => chosen.length > 0 && ofBatches(report) && passes(filter, report.status);
-	}
-	// Version 1 saved Every Status Change as 'all'.
-	const statuses = this.getNodeParameter('options.statuses', []) as string[];
-	const filter = triggerFilter(on === 'final' ? 'final' : 'changes', statuses);
-	return (report) => ofBatches(report) && passes(filter, report.status);
-}
-
-/** The batch ids to keep, in the service's form; undefined keeps every batch. */
-function batchFilter(this: IWebhookFunctions): Set<string> | undefined {
-	const read = readBatchIdList(this.getNodeParameter('batchIds', '') as unknown);
-	if ('problem' in read) {
-		throw new NodeOperationError(this.getNode(), `Batch IDs: ${read.problem}`, {
-			description: read.hint,
-		});
-	}
-	return read.batchIds.length > 0 ? new Set(read.batchIds) : undefined;
 }

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { triggerProperties } from './description';
+import { triggerHints, triggerProperties } from './description';
 import { pollBatches } from './poll';
 
 export class BulkSmsTrigger implements INodeType {
@@ -28,6 +28,7 @@ export class BulkSmsTrigger implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'bulkSmsApi', required: true }],
 		properties: triggerProperties,
+		hints: triggerHints,
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {

@@ -1,6 +1,14 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, NodeHint } from 'n8n-workflow';
 
 import { formatOption, onlyStatusesOption, triggerOnChoice } from '../shared/descriptions';
+import { POLL_BOUNDS } from './read';
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** More batches than one poll can read at a service's usual pace (see read.ts). */
+export const BATCHES_PER_POLL = 1000;
+
+const TURNS = `One poll reads at most ${count(POLL_BOUNDS.reports)} reports and starts no read after ${POLL_BOUNDS.readingMs / 1000} seconds (about ${count(BATCHES_PER_POLL)} batches): a longer list is read in turns, over several polls, so a change may show only some polls later.`;
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -20,8 +28,7 @@ export const triggerProperties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. 9007199254740993, 9007199254740995',
-		description:
-			'The batch_id values Send returned, separated by commas, spaces or new lines, or an expression that returns a list (up to 10,000). Pass them as text: IDs have up to 19 digits.',
+		description: `The batch_id values Send returned, separated by commas, spaces or new lines, or an expression that returns a list (up to 10,000). Pass them as text: IDs have up to 19 digits. ${TURNS}`,
 	},
 	{
 		displayName: 'Trigger On',
@@ -55,5 +62,19 @@ export const triggerProperties: INodeProperties[] = [
 			),
 			formatOption,
 		],
+	},
+];
+
+/**
+ * Shown in the editor while Batch IDs lists more batches than one poll reads (the ids counted as
+ * the trigger reads them: separated by commas, semicolons, spaces or new lines, or a list).
+ */
+export const triggerHints: NodeHint[] = [
+	{
+		message: `Batch IDs lists more than ${count(BATCHES_PER_POLL)} batches. ${TURNS} For a campaign this large, the Bulk SMS Status Trigger receives each report as it happens, at any size (it needs a URL the service can reach).`,
+		type: 'warning',
+		location: 'ndv',
+		whenToDisplay: 'always',
+		displayCondition: `={{ String($parameter["batchIds"] ?? "").split(/[\\s,;]+/).filter((id) => id !== "").length > ${BATCHES_PER_POLL} }}`,
 	},
 ];

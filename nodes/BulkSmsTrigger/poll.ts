@@ -2,21 +2,22 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 
 import { shapeReport } from '../shared/domain/reports';
 import { advance, batchesToPoll } from '../shared/domain/watch';
-import { readState } from '../shared/domain/watchState';
+import { knownCount, readState, type WatchState } from '../shared/domain/watchState';
 import { readAccount, serviceSettings } from '../shared/transport';
 import { accountFailure } from './account';
 import { explainFailure, failingBatches } from './failures';
 import { reportItem, summaryItem, type Shape } from './output';
 import { readSettings, watchedBatchIds } from './parameters';
-import { fetchAll } from './read';
+import { fetchAll, type KnownSize } from './read';
 import { sample } from './sample';
 
 /** Key of the trigger's memory in the node's static data. */
 const STATE_KEY = 'watch';
 
 /**
- * One poll: read every unfinished watched batch, compare with the stored state, emit the
- * changes. What n8n does with a poll decides the design (docs/decisions.md, "Trigger: campaign scale"):
+ * One poll: read the unfinished watched batches, in turn, up to the poll's bounds (read.ts),
+ * compare with the stored state, emit the changes. What n8n does with a poll decides the design
+ * (docs/decisions.md, "Trigger: campaign scale"):
  * - items returned are emitted and the static data saved; a poll that throws emits nothing and
  *   saves nothing; a poll that returns nothing may not be saved either. So the state only moves
  *   past what is returned, and whatever a quiet poll changes is safe to compute again.
@@ -44,7 +45,8 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 		staticData[STATE_KEY] = { ...rest, g: state.g + 1 } as unknown as IDataObject;
 		throw failingBatches.call(this, due, state, watched.length);
 	}
-	const read = await fetchAll.call(this, batchesToPoll(state, watched), settings.format, account);
+	const order = batchesToPoll(state, watched);
+	const read = await fetchAll.call(this, order, settings.format, account, knownSizes(state));
 	// n8n starts a poll on every tick even if the last one is still waiting on the service. If
 	// another poll stored its result meanwhile, this one is stale: emitting it would repeat the
 	// other's items, so it yields and the next poll goes on from the newer state.
@@ -73,6 +75,14 @@ export async function pollBatches(this: IPollFunctions): Promise<INodeExecutionD
 	if (failing.length === 1 && error)
 		throw explainFailure(error, batchId, step.state, watched.length);
 	throw failingBatches.call(this, failing, step.state, watched.length);
+}
+
+/** The destinations the trigger knows of a batch, before reading it again. */
+function knownSizes(state: WatchState): KnownSize {
+	return (batchId) => {
+		const batch = state.b[batchId];
+		return batch ? knownCount(batch) : undefined;
+	};
 }
 
 /** The stored generation, read without decoding the state: -1 when there is none. */

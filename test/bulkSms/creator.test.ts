@@ -111,7 +111,7 @@ describe('the node creator', () => {
 		[new BulkSmsTrigger(), 'final', 'Polls: final statuses'],
 		[new BulkSmsTrigger(), 'batchFinal', 'Polls: batch finished'],
 		[new BulkSmsStatusTrigger(), 'final', 'Callbacks: final statuses'],
-		[new BulkSmsStatusTrigger(), 'all', 'Callbacks: every status change'],
+		[new BulkSmsStatusTrigger(), 'changes', 'Callbacks: every status change'],
 	])('the canvas subtitle says how the trigger works (%#)', (nodeType, emit, subtitle) => {
 		const { name, subtitle: expression } = nodeType.description;
 		const node = {

@@ -14,6 +14,7 @@ import {
 	encodeRuns,
 } from '../../nodes/shared/domain/watchCodec';
 import {
+	describeState,
 	emptyState,
 	knownCount,
 	pendingOf,
@@ -522,6 +523,51 @@ describe('failed reads', () => {
 		expect(failureIsDue(1, 'unknown')).toBe(true);
 		expect(failureIsDue(1, 'failed')).toBe(false);
 		expect(failing(run({}, [{ [B]: '21:ENROUTE' }], [A, B]).state, 'unknown').failing).toEqual([A]);
+	});
+});
+
+describe('turns: a poll that stops before reading every batch', () => {
+	const ids = ['b0', 'b1', 'b2', 'b3', 'b4'];
+	const options: WatchOptions = { mode: 'final', statuses: [], emitExisting: true };
+	/** One poll that reads only the first `reads` batches of its order, all final now. */
+	function poll(state: WatchState, reads: number) {
+		const order = batchesToPoll(state, ids);
+		const fetched = new Map(
+			order.slice(0, reads).map((id) => [id, reportsOf(`${id.slice(1)}1:DELIVRD`)]),
+		);
+		return { order, step: advance(state, ids, fetched, options) };
+	}
+
+	it('is carried on by the next poll from the first batch it did not read, then from the start', () => {
+		const first = poll(emptyState(), 2);
+		expect(first.order).toEqual(ids);
+		expect(first.step.state.t).toBe(2);
+		const second = poll(first.step.state, 2);
+		expect(second.order).toEqual(['b2', 'b3', 'b4', 'b0', 'b1']);
+		expect(second.step.state.t).toBe(4);
+		const third = poll(second.step.state, 5);
+		expect(third.order).toEqual(['b4', 'b0', 'b1', 'b2', 'b3']);
+		expect(third.step.state.t).toBeUndefined();
+		// Each final report was emitted once, whichever poll read its batch first.
+		const emitted = [first, second, third].flatMap(({ step }) =>
+			step.reports.map((e) => e.report.msisdn),
+		);
+		expect(emitted.sort()).toEqual(['01', '11', '21', '31', '41']);
+	});
+
+	it('skips finished batches, and starts from the start when its place is gone', () => {
+		const state: WatchState = { ...emptyState(), g: 3, f: ['b1'], t: 3 };
+		expect(batchesToPoll(state, ids)).toEqual(['b3', 'b4', 'b0', 'b2']);
+		expect(batchesToPoll({ ...state, t: 9 }, ids)).toEqual(['b0', 'b2', 'b3', 'b4']);
+	});
+
+	it('is stored, read back, and said in words', () => {
+		const { step } = poll(emptyState(), 2);
+		const stored = JSON.parse(JSON.stringify(step.state)) as unknown;
+		expect(readState(stored).t).toBe(2);
+		expect(describeState(stored)).toContain(
+			'The last poll stopped before reading every batch: the next one starts its reads at the 3rd of Batch IDs.',
+		);
 	});
 });
 

@@ -28,6 +28,8 @@ const records = new Map<string, string[]>();
 /** Calls made, and calls still to fail as a database out of reach would (for tests that look). */
 let calls = 0;
 let failing = 0;
+/** Look-ups made so far (checkProcessedAndRecord), by any context of this test process. */
+let lookups = 0;
 
 /** A database round trip: other work runs in between, as it does while n8n awaits its database. */
 async function roundTrip(): Promise<void> {
@@ -57,6 +59,7 @@ const harnessDeduplicator: IDataDeduplicator = {
 	): Promise<IDeduplicationOutput> {
 		if (options.mode !== 'entries') throw new Error('harness: only mode "entries" is reproduced');
 		reachDatabase();
+		lookups++;
 		const key = recordKey(scope, data);
 		await roundTrip();
 		const found = records.get(key);
@@ -130,6 +133,11 @@ export function storeCalls(): number {
 /** The next `count` calls to the store fail, as with a database out of reach. */
 export function failStoreCalls(count: number): void {
 	failing = count;
+}
+
+/** How many look-ups the store served so far (checkProcessedAndRecord calls). */
+export function processedLookups(): number {
+	return lookups;
 }
 
 /** What the store holds for a workflow (all its records), for tests that look. */

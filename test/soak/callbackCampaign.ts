@@ -9,10 +9,12 @@
  * repeats sent after their acknowledgement, callbacks overtaking others, and bursts of copies sent
  * at once; the receiving n8n process restarts (as n8n stops on SIGTERM, then a new process with
  * the same database) while callbacks keep coming; some ENROUTEs come after their message's final
- * status. The trigger watches some of the batches and some
- * of the statuses. Then every change the sandbox made is reconciled with what the workflow was
- * started with, and with the order in which the receiver took the callbacks (a relay in front of
- * it records every request and its answer).
+ * status. The trigger watches some of the batches and some of the statuses, and remembers fewer
+ * reports than the campaign calls back (Memory Size): once the campaign is over, the reports it
+ * still holds (the latest 80% of its size) are called back again to a receiver just restarted,
+ * and the ENROUTE of each of their messages that reached a final status, late. Then every change the sandbox made is reconciled
+ * with what the workflow was started with, and with the order in which the receiver took the
+ * callbacks (a relay in front of it records every request and its answer).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,6 +36,8 @@ export interface CallbackCampaign {
 	batches: number;
 	/** Restarts of the receiving process, spread over the campaign. */
 	restarts: number;
+	/** The trigger's Memory Size: fewer reports than the campaign calls back. */
+	memorySize: number;
 	seed: number;
 }
 
@@ -42,6 +46,10 @@ export interface CallbackTally {
 	reports: number;
 	/** Requests the receiver got (repeats, bursts and retries included). */
 	requests: number;
+	/** The trigger's Memory Size. */
+	memorySize: number;
+	/** Reports called back again once the campaign was over, repeats and late ENROUTEs. */
+	echoed: number;
 	executions: number;
 	restarts: number;
 	/** Reports the workflow was started with. */
@@ -83,14 +91,19 @@ export async function runCallbackCampaign(campaign: CallbackCampaign): Promise<C
 		},
 	});
 	const relay = await startRelay();
-	const receivers = new Receivers(watchedBatches(campaign), relay);
+	const receivers = new Receivers(watchedBatches(campaign), campaign.memorySize, relay);
 	try {
 		await receivers.start();
 		await sandbox.upsertAccount({ username: 'demo', callbackUrl: relay.url });
 		await sendCampaign(sandbox, campaign, () => receivers.restart());
 		await sandbox.callbacksIdle();
 		await receivers.idle();
-		return reconcile(sandbox, relay.exchanges, receivers.all, campaign.batches);
+		// A new process knows only what the workflow's static data holds.
+		await receivers.restart();
+		const echoed = await echoRemembered(sandbox, relay, campaign.memorySize);
+		await receivers.idle();
+		const tally = reconcile(sandbox, relay.exchanges, receivers.all, campaign.batches);
+		return { ...tally, memorySize: campaign.memorySize, echoed };
 	} finally {
 		await receivers.stop();
 		await relay.stop();
@@ -138,6 +151,7 @@ class Receivers {
 
 	constructor(
 		private readonly batchIds: string[],
+		private readonly memorySize: number,
 		private readonly relay: Relay,
 	) {}
 
@@ -146,7 +160,7 @@ class Receivers {
 			parameters: {
 				emit: 'changes',
 				batchIds: this.batchIds.join('\n'),
-				options: { statuses: STATUSES },
+				options: { statuses: STATUSES, memorySize: this.memorySize },
 			},
 			timeZone: 'UTC',
 			staticData: this.staticData,
@@ -172,6 +186,70 @@ class Receivers {
 	async stop(): Promise<void> {
 		await Promise.all(this.all.map((receiver) => receiver.stop()));
 	}
+}
+
+// ---------------------------------------------------------------- once it is over
+
+/** Share of the Memory Size called back again: what the memory holds, with room to spare. */
+const ECHO_SHARE = 0.8;
+
+/**
+ * The reports the memory still holds, called back again through the relay, 3 a callback and 4
+ * at once: the latest changes the receiver took, 80% of the Memory Size, and the ENROUTE of each
+ * of their messages that had reached a final status, whose own entry may be gone (a late one).
+ * Each must be answered as a repeat or as late, and start nothing. Returns how many were echoed.
+ */
+async function echoRemembered(sandbox: Sandbox, relay: Relay, memorySize: number): Promise<number> {
+	const latest = takenInOrder(relay.exchanges).slice(-Math.floor(memorySize * ECHO_SHARE));
+	const reports = new Map<string, string>();
+	for (const batch of sandbox.received().batches) {
+		for (const m of batch.messages) {
+			for (const status of ['ENROUTE', m.status])
+				reports.set(`${m.gateway_session_id} ${status}`, reportJson(batch.batch_id, m, status));
+		}
+	}
+	const echoes = latest.flatMap((change) => {
+		const [message, status] = change.split(' ');
+		return status === 'ENROUTE' ? [change] : [change, `${message} ENROUTE`];
+	});
+	const bodies: string[] = [];
+	for (let at = 0; at < echoes.length; at += 3) {
+		const json = echoes.slice(at, at + 3).map((change) => reports.get(change));
+		bodies.push(`{"reports":[${json.join(',')}]}`);
+	}
+	let next = 0;
+	const poster = async () => {
+		while (next < bodies.length) {
+			const body = bodies[next++];
+			await fetch(relay.url, {
+				method: 'POST',
+				headers: { 'Content-Type': 'application/json' },
+				body,
+			}).then((res) => res.arrayBuffer());
+		}
+	};
+	await Promise.all(Array.from({ length: 4 }, poster));
+	return echoes.length;
+}
+
+/** Each change, in the order the receiver first took it (answered 2xx). */
+function takenInOrder(exchanges: readonly Exchange[]): string[] {
+	const taken = new Set<string>();
+	for (const exchange of [...exchanges].sort((a, b) => a.end - b.end)) {
+		if (exchange.status < 200 || exchange.status >= 300) continue;
+		for (const change of exchange.changes) taken.add(change);
+	}
+	return [...taken];
+}
+
+/** One report as the sandbox calls it back (get_status JSON, ids as bare numbers). */
+function reportJson(
+	batchId: string,
+	m: { msisdn: string; gateway_session_id: string; network_id: number },
+	status: string,
+): string {
+	const date = status === 'ENROUTE' ? '' : '2026-11-20 10:00:05.0';
+	return `{"batch_id":${batchId},"network_id":${m.network_id},"status":"${status}","msisdn":"${m.msisdn}","gateway_session_id":${m.gateway_session_id},"delivery_date":"${date}"}`;
 }
 
 // ---------------------------------------------------------------- the relay in front of n8n
@@ -356,6 +434,8 @@ function reconcile(
 	return {
 		reports: made.length,
 		requests: exchanges.length,
+		memorySize: 0,
+		echoed: 0,
 		executions: receivers.reduce((sum, r) => sum + r.executions().length, 0),
 		restarts: receivers.length - 1,
 		emitted: [...emitted.values()].reduce((sum, n) => sum + n, 0),

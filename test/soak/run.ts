@@ -5,7 +5,8 @@
 /**
  * npm run soak: the full fault campaigns, printed as a table, and as the last line exactly
  * `soak: <N> destinations, <a> accepted twice, <l> lost; trigger: <P> polls, <d> duplicates, <m> missed;
- * callbacks: <C> reports called back, <d> emitted twice, <m> missed, <l> late emitted`.
+ * callbacks: <C> reports called back to a memory of <M>, <E> again at the end, <d> emitted twice,
+ * <m> missed, <l> late emitted`.
  * Exits 1 when any of those counts is not zero, or a destination reported not sent had been taken
  * (misreported: the short run in npm test fails on it too).
  */

@@ -57,9 +57,12 @@ it('emits every status change called back exactly once through repeats, bursts, 
 	const { callbacks } = result;
 	// The campaign really was hostile, and there was something to emit and something to leave out.
 	expect(callbacks.requests).toBeGreaterThan(callbacks.reports / 3);
-	expect(callbacks.restarts).toBe(1);
+	expect(callbacks.restarts).toBe(2); // one during the campaign, one before the echoes
 	expect(callbacks.emitted).toBeGreaterThan(0);
 	expect(callbacks.emitted).toBeLessThan(callbacks.reports);
+	// More reports than the memory holds, and the ones it holds called back again at the end.
+	expect(callbacks.reports).toBeGreaterThan(2 * callbacks.memorySize);
+	expect(callbacks.echoed).toBeGreaterThan(callbacks.memorySize * 0.8);
 	expect({
 		twice: callbacks.twice,
 		missed: callbacks.missed,
@@ -70,6 +73,6 @@ it('emits every status change called back exactly once through repeats, bursts, 
 
 it('ends with the line the soak prints', () => {
 	expect(summaryLine(result)).toMatch(
-		/^soak: 800 destinations, 0 accepted twice, 0 lost; trigger: \d+ polls, 0 duplicates, 0 missed; callbacks: \d+ reports called back, 0 emitted twice, 0 missed, 0 late emitted$/,
+		/^soak: 800 destinations, 0 accepted twice, 0 lost; trigger: \d+ polls, 0 duplicates, 0 missed; callbacks: \d+ reports called back to a memory of 200, \d+ again at the end, 0 emitted twice, 0 missed, 0 late emitted$/,
 	);
 });

@@ -27,7 +27,7 @@ export const FULL: SoakSize = {
 	interrupted: { destinations: 2000, maxRuns: 400 },
 	triggerBatches: [5000, 800, 400, 200, 100, 50, 20, 10],
 	triggerPolls: 320,
-	callbacks: { messages: 3000, batches: 30, restarts: 4 },
+	callbacks: { messages: 3000, batches: 30, restarts: 4, memorySize: 2000 },
 	seed: 20261123,
 };
 
@@ -36,7 +36,7 @@ export const SHORT: SoakSize = {
 	interrupted: { destinations: 150, maxRuns: 100 },
 	triggerBatches: [300, 40, 10],
 	triggerPolls: 60,
-	callbacks: { messages: 300, batches: 6, restarts: 1 },
+	callbacks: { messages: 300, batches: 6, restarts: 1, memorySize: 200 },
 	seed: 7,
 };
 
@@ -176,6 +176,6 @@ export function summaryLine({ sends, trigger, callbacks }: SoakResult): string {
 	return (
 		`soak: ${sum((run) => run.destinations)} destinations, ${sum((run) => run.acceptedTwice)} accepted twice, ${sum((run) => run.lost)} lost; ` +
 		`trigger: ${trigger.polls} polls, ${trigger.duplicates} duplicates, ${trigger.missed} missed; ` +
-		`callbacks: ${callbacks.reports} reports called back, ${callbacks.twice} emitted twice, ${callbacks.missed} missed, ${callbacks.lateEmitted} late emitted`
+		`callbacks: ${callbacks.reports} reports called back to a memory of ${callbacks.memorySize}, ${callbacks.echoed} again at the end, ${callbacks.twice} emitted twice, ${callbacks.missed} missed, ${callbacks.lateEmitted} late emitted`
 	);
 }

@@ -4,8 +4,11 @@
  * database; the time zone comes from the credential's field alone. Through n8n's webhook path
  * (test/engine/webhook.ts), answering as n8n does once an execution has started where it matters.
  */
-import type { WebhookServer } from '../engine/webhook';
-import { jsonReport, newProcess, post, startTrigger } from './helpers';
+import type { IDataObject } from 'n8n-workflow';
+
+import { processedLookups } from '../engine/deduplication';
+import { startWebhookServer, type WebhookServer } from '../engine/webhook';
+import { jsonReport, newProcess, post, startTrigger, triggerSpec } from './helpers';
 
 let servers: WebhookServer[] = [];
 afterEach(async () => {
@@ -48,19 +51,6 @@ describe('remembers everything a callback carried', () => {
 		expect(answerOf(late.body)).toMatchObject({ late: 1, emitted: 0 });
 		expect(restarted.executions()).toEqual([]);
 	});
-
-	it("emits nothing twice that n8n's deduplication store recorded, though the stored memory lost it", async () => {
-		const first = await started({ parameters: { emit: 'changes' } });
-		await post(first, jsonReport(B));
-		await first.stop();
-		// A save of the static data that another execution's overwrote, then a restart.
-		const { staticData } = first;
-		delete (staticData['node:Bulk SMS Status Trigger'] as Record<string, unknown>).seen;
-		const restarted = await started({ parameters: { emit: 'changes' }, staticData });
-		await post(restarted, jsonReport(B));
-		// The callback looked new here, so an execution started; it let nothing through.
-		expect(restarted.executions()).toEqual([[]]);
-	});
 });
 
 describe('copies that arrive together', () => {
@@ -70,8 +60,11 @@ describe('copies that arrive together', () => {
 
 	it('start the workflow once in one process, the others answered as repeats', async () => {
 		const server = await started({ answer: 'started' });
+		const lookups = processedLookups();
 		const answers = await copies(server, jsonReport(A));
 		await server.idle();
+		// The process that received them told them apart: n8n's deduplication store was not needed.
+		expect(processedLookups()).toBe(lookups);
 		expect(statuses(server)).toEqual([['447700900001 DELIVRD']]);
 		const repeats = answers.filter((a) => answerOf(a.body).repeated === 1);
 		expect([answers.every((a) => a.status === 200), repeats.length]).toEqual([true, COPIES - 1]);
@@ -108,6 +101,29 @@ describe('copies received by two processes, run by two workers (queue mode)', ()
 		const sessions = runs.flat().map((item) => String(item.json.gateway_session_id));
 		expect(sessions.sort()).toEqual([...new Set(sessions)].sort());
 		expect(sessions).toHaveLength(10);
+	});
+
+	it("emit a repeat once, received later by a process that never knew it: the first claim is in n8n's deduplication store", async () => {
+		const staticData: Record<string, unknown> = {};
+		const main = await started({
+			answer: 'started',
+			staticData: staticData as IDataObject,
+			worker: newProcess(),
+		});
+		await post(main, jsonReport(A));
+		await main.idle();
+		// Another receiving process, whose workflow data lost the report (a save that another
+		// process's overwrote), and another worker.
+		delete (staticData['node:Bulk SMS Status Trigger'] as Record<string, unknown>).memory;
+		const other = await started({
+			answer: 'started',
+			staticData: staticData as IDataObject,
+			worker: newProcess(),
+		});
+		const repeat = await post(other, jsonReport(A));
+		await other.idle();
+		expect(answerOf(repeat.body)).toMatchObject({ repeated: 0, emitted: 1 }); // news to it
+		expect([...statuses(main), ...statuses(other)].flat()).toEqual(['447700900001 DELIVRD']);
 	});
 });
 
@@ -181,6 +197,35 @@ describe("the editor's tests", () => {
 });
 
 describe('the time zone', () => {
+	it('refuses activation when the Bulk SMS credential names no time zone, with a sentence', async () => {
+		const starting = startTrigger({ timeZone: 'Europe/Berlim' });
+		starting.then(
+			(server) => servers.push(server),
+			() => undefined,
+		);
+		await expect(starting).rejects.toMatchObject({
+			message: expect.stringMatching(/Europe\/Berlim.*time zone|time zone.*Europe\/Berlim/i),
+		});
+	});
+
+	it('keeps nothing of a callback whose dates it cannot read, so that the retry after the fix is news', async () => {
+		const spec = triggerSpec({ timeZone: 'UTC', answer: 'started' });
+		const server = await startWebhookServer(spec);
+		servers.push(server);
+		spec.credentials!.bulkSmsApi.timeZone = 'Europe/Berlim'; // mistyped after activation
+		const refused = await post(server, jsonReport(A));
+		await server.idle();
+		expect(refused.status).toBeGreaterThanOrEqual(500);
+		spec.credentials!.bulkSmsApi.timeZone = 'Europe/Berlin';
+		// The credential is read again once what was read lately is 10 s old.
+		const later = Date.now() + 10_001;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => later);
+		const retried = await post(server, jsonReport(A)).finally(() => clock.mockRestore());
+		await server.idle();
+		expect([retried.status, answerOf(retried.body).emitted]).toEqual([200, 1]);
+		expect(statuses(server).flat()).toEqual(['447700900001 DELIVRD']);
+	});
+
 	it("comes from the credential's field alone: a Base URL that does not parse stops nothing", async () => {
 		const server = await started({ timeZone: 'Europe/Paris', baseUrl: 'not a url' });
 		const res = await post(server, jsonReport(A));

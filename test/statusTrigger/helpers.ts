@@ -20,23 +20,16 @@ export const STATUS_TRIGGER = `${PACKAGE_NAME}.bulkSmsStatusTrigger`;
 export const SECRET = 'c2f1e0d3b4a5968778695a4b3c2d1e0f';
 export const WEBHOOK_ID = '5b1f7c9e-0d1a-4c57-9a53-6f2f0e6a1b2c';
 
-/** The node's versions: 1 keeps the secret in node parameters, 1.1 in a credential. */
-export const LEGACY_VERSION = 1;
-export const CURRENT_VERSION = 1.1;
-
 /**
  * The node as a workflow holds it. Parameters at their defaults are left out, as n8n saves
  * them; credential references are attached by the engine kit for the credentials a test gives.
  */
-export function triggerNode(
-	parameters: INodeParameters = {},
-	typeVersion: number = CURRENT_VERSION,
-): INode {
+export function triggerNode(parameters: INodeParameters = {}): INode {
 	return {
 		id: 'status-trigger',
 		name: 'Bulk SMS Status Trigger',
 		type: STATUS_TRIGGER,
-		typeVersion,
+		typeVersion: 1,
 		position: [0, 0],
 		webhookId: WEBHOOK_ID,
 		parameters,
@@ -45,12 +38,7 @@ export function triggerNode(
 
 export interface TriggerOptions {
 	parameters?: INodeParameters;
-	/** The node's version; CURRENT_VERSION unless told. */
-	typeVersion?: number;
-	/**
-	 * Credential data by type. Default: the callback secret credential holding SECRET (with
-	 * version 1, none: its secret is in the parameters).
-	 */
+	/** Credential data by type. Default: the callback secret credential holding SECRET. */
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
 	/** The Bulk SMS credential's time zone; no such credential when undefined. */
 	timeZone?: string;
@@ -86,11 +74,9 @@ export async function startTrigger(options: TriggerOptions = {}): Promise<Webhoo
 
 /** What startTrigger gives the engine kit, for tests that drive the node themselves. */
 export function triggerSpec(options: TriggerOptions = {}): WebhookSpec {
-	const { timeZone, typeVersion = CURRENT_VERSION } = options;
-	const legacy = typeVersion === LEGACY_VERSION;
-	const parameters = legacy ? { secret: SECRET, ...options.parameters } : options.parameters;
+	const { timeZone } = options;
 	return {
-		node: triggerNode(parameters, typeVersion),
+		node: triggerNode(options.parameters),
 		nodeTypes: { [STATUS_TRIGGER]: options.process ?? newProcess() },
 		staticData: options.staticData,
 		port: options.port,
@@ -99,7 +85,7 @@ export function triggerSpec(options: TriggerOptions = {}): WebhookSpec {
 		worker: options.worker,
 		mode: options.mode,
 		credentials: {
-			...(options.credentials ?? (legacy ? {} : CALLBACK_SECRET)),
+			...(options.credentials ?? CALLBACK_SECRET),
 			...(timeZone === undefined
 				? {}
 				: { bulkSmsApi: serviceCredential(timeZone, options.baseUrl) }),

@@ -1,20 +1,24 @@
 /* eslint-disable
 	@n8n/community-nodes/no-restricted-globals
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
-/** The trigger's memory of reports seen: repeats, late arrivals, how it is stored, and this process's part. */
+/** The trigger's memory of reports: repeats, late ones, its lifetime and size, and how it is stored. */
 import fc from 'fast-check';
 import { deepCopy } from 'n8n-workflow';
 
-import { KnownReports, TriggerMemory } from '../../nodes/BulkSmsStatusTrigger/knownReports';
-import { KEY_LENGTH, sift, statusKey } from '../../nodes/BulkSmsStatusTrigger/memory';
 import {
-	mergedMemory,
+	describeMemory,
+	ENTRY_LENGTH,
+	hourOf,
+	DEFAULT_MEMORY_SIZE,
+	Memories,
+	MEMORY_DAYS,
+	MEMORY_KEY,
 	readStored,
-	storedCount,
-	storedKeys,
-	storedLookup,
-	storeMemory,
-} from '../../nodes/BulkSmsStatusTrigger/storedMemory';
+	reportId,
+	sift,
+	storedKnows,
+	TriggerMemory,
+} from '../../nodes/BulkSmsStatusTrigger/memory';
 import type { RawReport } from '../../nodes/shared/domain/responses';
 
 const report = (status: string, over: Partial<RawReport> = {}): RawReport => ({
@@ -28,21 +32,26 @@ const report = (status: string, over: Partial<RawReport> = {}): RawReport => ({
 	...over,
 });
 
+const message = (i: number) => ({ gateway_session_id: String(18014398509481985n + BigInt(i)) });
+
+const DAY_MS = 86_400_000;
+const NOW = Date.UTC(2026, 10, 20, 10);
+
 /** A memory as a set: what sift is told is known, and what it adds. */
-function memoryOf(keys: Iterable<string> = []) {
-	const set = new Set(keys);
+function memoryOf(ids: Iterable<string> = []) {
+	const set = new Set(ids);
 	return {
 		set,
 		sift: (reports: RawReport[]) => {
-			const sifted = sift(reports, (key) => set.has(key));
-			for (const key of sifted.keys) set.add(key);
+			const sifted = sift(reports, (id) => set.has(id));
+			for (const id of sifted.ids) set.add(id);
 			return sifted;
 		},
 	};
 }
 
 describe('sift', () => {
-	it('lets each (batch, message, status) through once, within one callback and across callbacks', () => {
+	it('lets each status of each message through once, within one callback and across callbacks', () => {
 		const memory = memoryOf();
 		const first = memory.sift([report('ENROUTE'), report('ENROUTE')]);
 		expect([first.fresh.length, first.repeated]).toEqual([1, 1]);
@@ -51,11 +60,13 @@ describe('sift', () => {
 		expect(second.repeated).toBe(1);
 	});
 
-	it('holds back an ENROUTE that arrives after the final status of its message', () => {
+	it('holds back an ENROUTE (or any pending code) after a final status of its message', () => {
 		const memory = memoryOf();
 		memory.sift([report('DELIVRD')]);
-		const late = memory.sift([report('ENROUTE')]);
-		expect([late.fresh.length, late.late]).toEqual([0, 1]);
+		for (const pending of ['ENROUTE', 'SCHEDLD']) {
+			const late = memory.sift([report(pending)]);
+			expect([late.fresh.length, late.late]).toEqual([0, 1]);
+		}
 		// A later final status (DELETED after DELIVRD) is news, not a repeat.
 		expect(memory.sift([report('DELETED')]).fresh).toHaveLength(1);
 	});
@@ -66,127 +77,196 @@ describe('sift', () => {
 	});
 
 	it('does not take two messages to the same number in one batch for repeats of each other', () => {
-		const twice = [
-			report('DELIVRD'),
-			report('DELIVRD', { gateway_session_id: '18014398509481987' }),
-		];
-		expect(memoryOf().sift(twice).fresh).toHaveLength(2);
+		expect(memoryOf().sift([report('DELIVRD'), report('DELIVRD', message(2))]).fresh).toHaveLength(
+			2,
+		);
 	});
 
-	it('gives the keys it adds, each once: a status key, and a final key for a final status', () => {
+	it('tells codes the interface does not list apart from each other', () => {
+		const memory = memoryOf();
+		expect(
+			memory.sift([report('SCHEDLD'), report('BUFFERD'), report('SCHEDLD')]).fresh,
+		).toHaveLength(2);
+	});
+
+	it('names each fresh report once, by message and status: one entry a report', () => {
 		const sifted = memoryOf().sift([report('ENROUTE'), report('DELIVRD'), report('DELIVRD')]);
-		expect(sifted.keys).toHaveLength(3);
-		expect(new Set(sifted.keys).size).toBe(3);
-		expect(sifted.keys.every((key) => key.length === KEY_LENGTH)).toBe(true);
-		expect(memoryOf(sifted.keys).sift([report('DELIVRD')]).keys).toEqual([]);
+		expect(sifted.ids).toEqual([reportId(report('ENROUTE')), reportId(report('DELIVRD'))]);
+		expect(sifted.ids.every((id) => id.length === ENTRY_LENGTH - 4)).toBe(true);
 	});
 });
 
-describe('the stored memory', () => {
-	const keysOf = (count: number) =>
-		Array.from({ length: count }, (_, i) =>
-			statusKey(report('DELIVRD', { gateway_session_id: String(18014398509481985n + BigInt(i)) })),
-		);
+/** The memory one process would store at `now` after learning these reports, one hour apart. */
+function storedAfter(reports: RawReport[], start = NOW, size = 100_000): string {
+	const memory = new TriggerMemory();
+	reports.forEach((r, i) => memory.learn([reportId(r)], start + i * 3_600_000));
+	return memory.merged('', start + reports.length * 3_600_000, size);
+}
 
-	it('is the keys in one string, 16 bytes a key; the list 0.1.0 stored is read as it is', () => {
-		const keys = keysOf(1000);
-		const stored = mergedMemory('', new TriggerMemoryOf(keys), 10_000);
-		expect(stored).toHaveLength(1000 * KEY_LENGTH);
-		expect(storedCount(stored)).toBe(1000);
-		expect(readStored(keys)).toBe(stored);
+/** The reports of a stored memory, in order. */
+const idsOf = (stored: string) =>
+	Array.from({ length: stored.length / ENTRY_LENGTH }, (_, i) =>
+		stored.slice(i * ENTRY_LENGTH, i * ENTRY_LENGTH + 12),
+	);
+
+describe('the stored memory', () => {
+	const finals = (count: number) =>
+		Array.from({ length: count }, (_, i) => report('DELIVRD', message(i)));
+
+	it('is one entry of 16 characters a report, oldest first, read back as it is', () => {
+		const stored = storedAfter(finals(3));
+		expect(stored).toHaveLength(3 * ENTRY_LENGTH);
 		expect(readStored(stored)).toBe(stored);
-		expect([
-			readStored(undefined),
-			readStored({}),
-			readStored('not a key!'),
-			readStored(42),
-		]).toEqual(['', '', '', '']);
+		expect(stored.slice(12, 16) < stored.slice(28, 32)).toBe(true);
+		for (const other of [undefined, {}, 'not a memory!', 42, ['a']])
+			expect(readStored(other)).toBe('');
 	});
 
-	it('finds a key by search exactly when a set of its keys has it (never across two keys)', () => {
+	it(`reads back a memory of the default size, ${DEFAULT_MEMORY_SIZE.toLocaleString('en-US')} reports`, () => {
+		const memory = new TriggerMemory();
+		memory.learn(finals(DEFAULT_MEMORY_SIZE).map(reportId), NOW);
+		const stored = memory.merged('', NOW, DEFAULT_MEMORY_SIZE);
+		expect(stored).toHaveLength(DEFAULT_MEMORY_SIZE * ENTRY_LENGTH);
+		expect(readStored(stored)).toBe(stored);
+		expect(storedKnows(stored, NOW, 1)(reportId(report('DELIVRD', message(7))))).toBe(true);
+	});
+
+	it('finds a report by search exactly as by an index, never across two entries', () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 0, max: 40 }), fc.nat(30), (count, lookups) => {
+				const stored = storedAfter(finals(count));
+				const later = NOW + count * 3_600_000;
+				const searched = storedKnows(stored, later, 1);
+				const indexed = storedKnows(stored, later, 1000);
+				const ids = finals(count + 5).map(reportId);
+				// Straddling two entries: the end of one and the start of the next.
+				for (let at = 8; at + 12 < stored.length; at += ENTRY_LENGTH)
+					ids.push(stored.slice(at, at + 12));
+				for (const id of ids.slice(0, count + 5 + lookups))
+					expect([id, searched(id)]).toEqual([id, indexed(id)]);
+			}),
+		);
+	});
+
+	it(`forgets a report ${MEMORY_DAYS} days after its first callback`, () => {
+		const stored = storedAfter([report('DELIVRD')]);
+		const id = reportId(report('DELIVRD'));
+		const at = (days: number) => NOW + days * DAY_MS;
+		expect(storedKnows(stored, at(MEMORY_DAYS - 0.1), 1)(id)).toBe(true);
+		expect(storedKnows(stored, at(MEMORY_DAYS + 0.1), 1)(id)).toBe(false);
+		expect(new TriggerMemory().merged(stored, at(MEMORY_DAYS + 0.1), 10)).toBe('');
+	});
+
+	it('keeps the stored reports that this process did not learn, then what it learned, the last `size` of them', () => {
+		const [a, b, c, d] = finals(4).map(reportId);
+		const stored = storedAfter(finals(3)); // a, b, c an hour apart
+		const memory = new TriggerMemory();
+		memory.learn([d, b], NOW + 90 * 60_000);
+		const merged = memory.merged(stored, NOW + 3 * 3_600_000, 3);
+		expect(idsOf(merged)).toEqual([c, d, b]);
+		expect(idsOf(merged)).not.toContain(a);
+	});
+
+	it('writes what the plain rule says: kept stored entries not learned, then the learned, the last `size`', () => {
+		const ids = finals(30).map(reportId);
 		fc.assert(
 			fc.property(
-				fc.uniqueArray(fc.stringMatching(/^[A-Za-z0-9_-]{16}$/), { maxLength: 40 }),
-				fc.array(fc.stringMatching(/^[A-Za-z0-9_-]{16}$/), { maxLength: 20 }),
-				fc.nat(30),
-				(stored, others, lookups) => {
-					const text = stored.join('');
-					const set = new Set(stored);
-					// Keys straddling two stored ones must not be found.
-					const straddling = stored.slice(1).map((key, i) => stored[i].slice(8) + key.slice(0, 8));
-					const has = storedLookup(text, lookups);
-					for (const key of [...stored, ...others, ...straddling])
-						expect(has(key)).toBe(set.has(key));
+				fc.array(fc.tuple(fc.nat(29), fc.nat(12)), { maxLength: 30 }),
+				fc.array(fc.tuple(fc.nat(29), fc.nat(12)), { maxLength: 30 }),
+				fc.integer({ min: 1, max: 40 }),
+				(storedOnes, learnedOnes, size) => {
+					const hour = (days: number) => NOW + days * DAY_MS;
+					const stored = storedOnes.map(([i, days]) => ids[i] + hourOf(hour(days))).join('');
+					const memory = new TriggerMemory();
+					for (const [i, days] of learnedOnes) memory.learn([ids[i]], hour(days));
+					const now = hour(12);
+					const oldest = hourOf(now - MEMORY_DAYS * DAY_MS);
+					const learned = new Map<string, string>();
+					for (const [i, days] of learnedOnes)
+						if (!learned.has(ids[i])) learned.set(ids[i], hourOf(hour(days)));
+					const kept = [...learned].filter(([, h]) => h >= oldest);
+					const keptLearned = kept.slice(Math.max(0, kept.length - size));
+					const plain = [
+						...storedOnes
+							.map(([i, days]) => [ids[i], hourOf(hour(days))])
+							.filter(([id, h]) => h >= oldest && !keptLearned.some(([l]) => l === id)),
+						...keptLearned,
+					].map(([id, h]) => id + h);
+					const expected = plain.slice(Math.max(0, plain.length - size)).join('');
+					expect(memory.merged(stored, now, size)).toBe(expected);
 				},
 			),
 		);
 	});
 
 	it('is written as it is when n8n writes the static data, not as it was when a step ran', () => {
-		const [a, b, c] = keysOf(3);
-		const memory = new TriggerMemoryOf([a]);
+		const [a, b] = finals(2).map(reportId);
+		const memory = new TriggerMemory();
+		memory.learn([a], NOW);
 		const staticData: Record<string, unknown> = {};
-		storeMemory(staticData as never, 'seen', '', memory, 10);
-		memory.learn([b, c]); // a callback remembered after this execution's step, before its end
-		expect(JSON.parse(JSON.stringify(staticData))).toEqual({ seen: [a, b, c].join('') });
-		expect(deepCopy(staticData)).toEqual({ seen: [a, b, c].join('') }); // n8n's copy
-		expect(readStored(staticData.seen)).toBe([a, b, c].join(''));
+		memory.store(staticData, '', 10);
+		memory.learn([b], NOW); // a callback learned after this execution's step, before its end
+		const written = JSON.parse(JSON.stringify(staticData)) as Record<string, string>;
+		expect(written[MEMORY_KEY]).toBe(`${a}${hourOf(NOW)}${b}${hourOf(NOW)}`);
+		expect(deepCopy(staticData)).toEqual(written); // n8n's copy
+		expect(readStored(staticData[MEMORY_KEY])).toBe(written[MEMORY_KEY]);
 	});
 
-	it('keeps what was stored behind what this process knows, the newest `limit` of them', () => {
-		const [a, b, c, d] = keysOf(4);
-		const stored = [a, b, c].join('');
-		const merged = mergedMemory(stored, new TriggerMemoryOf([b, d]), 3);
-		expect([...storedKeys(merged)]).toEqual([c, b, d]);
+	it('says in words what it holds', () => {
+		const stored = storedAfter([
+			report('ENROUTE'),
+			report('DELIVRD'),
+			report('UNDELIV', message(3)),
+		]);
+		expect(describeMemory(stored, NOW + 5 * 3_600_000)).toBe(
+			`Bulk SMS Status Trigger memory: 3 report(s) of 2 message(s) (1 ENROUTE, 1 DELIVRD, 1 UNDELIV), the oldest first heard 2026-11-20T10:00Z; each is kept ${MEMORY_DAYS} days from its first callback.`,
+		);
+		expect(describeMemory('garbage')).toMatch(/^Not a Bulk SMS Status Trigger memory/);
 	});
 });
 
-/** A process memory that has learned `keys`, in that order. */
-class TriggerMemoryOf extends TriggerMemory {
-	constructor(keys: string[]) {
-		super();
-		this.learn(keys);
-	}
-}
-
-describe("this process's memory", () => {
-	it('knows held keys but stores them only once their callback was answered 2xx', () => {
+describe("this process's part", () => {
+	it('knows held reports, and keeps them once their callback was answered 2xx', () => {
 		const memory = new TriggerMemory();
-		memory.hold(['k1', 'k2']);
-		expect([memory.knows('k1'), memory.has('k1')]).toEqual([true, false]);
-		memory.release(['k1', 'k2'], true);
-		expect([memory.knows('k1'), memory.has('k1'), [...memory.keys()]]).toEqual([
+		memory.hold(['r1', 'r2']);
+		expect(memory.knows('r1')).toBe(true);
+		memory.release(['r1', 'r2'], true, NOW);
+		expect([memory.knows('r1'), memory.merged('', NOW, 10)]).toEqual([
 			true,
-			true,
-			['k1', 'k2'],
+			`r1${hourOf(NOW)}r2${hourOf(NOW)}`,
 		]);
 	});
 
-	it('lets go of the keys of a callback whose execution did not start, unless another holds them', () => {
+	it('lets go of the reports of a callback whose execution did not start, unless another holds them', () => {
 		const memory = new TriggerMemory();
-		memory.hold(['k1']);
-		memory.hold(['k1']);
-		memory.release(['k1'], false);
-		expect(memory.knows('k1')).toBe(true);
-		memory.release(['k1'], false);
-		expect(memory.knows('k1')).toBe(false);
+		memory.hold(['r1']);
+		memory.hold(['r1']);
+		memory.release(['r1'], false, NOW);
+		expect(memory.knows('r1')).toBe(true);
+		memory.release(['r1'], false, NOW);
+		expect(memory.knows('r1')).toBe(false);
 	});
 
-	it('forgets the least recently seen beyond its bound; a key seen again is recent', () => {
-		const known = new KnownReports();
-		const memory = known.of('w n', 3);
-		memory.learn(['a', 'b', 'c']);
-		memory.learn(['a']);
-		memory.learn(['d']);
-		expect([...memory.keys()]).toEqual(['c', 'a', 'd']);
-		expect(known.of('w n', 2)).toBe(memory);
-		expect([...memory.keys()]).toEqual(['a', 'd']);
+	it('forgets what it learned by the same rules as the stored memory', () => {
+		const memory = new TriggerMemory();
+		memory.learn(['r1'], NOW);
+		memory.learn(['r2', 'r3'], NOW + DAY_MS);
+		memory.merged('', NOW + MEMORY_DAYS * DAY_MS + 3_600_000, 1);
+		expect(['r1', 'r2', 'r3'].map((id) => memory.knows(id))).toEqual([false, false, true]);
+	});
+
+	it('knows the items it handed over, by the object itself', () => {
+		const memory = new TriggerMemory();
+		const json = { status: 'DELIVRD' };
+		memory.handOver(json);
+		expect([memory.handedOver(json), memory.handedOver({ ...json })]).toEqual([true, false]);
 	});
 
 	it('keeps one memory per trigger, and runs its turns one at a time, in order', async () => {
-		const known = new KnownReports();
-		expect(known.of('w n1', 10)).not.toBe(known.of('w n2', 10));
-		const memory = known.of('w n1', 10);
+		const memories = new Memories();
+		expect(memories.of('w n1')).not.toBe(memories.of('w n2'));
+		expect(memories.of('w n1')).toBe(memories.of('w n1'));
+		const memory = memories.of('w n1');
 		const order: string[] = [];
 		const step = (name: string, ms: number) => () =>
 			new Promise<void>((resolve) =>

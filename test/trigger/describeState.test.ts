@@ -13,6 +13,7 @@ import * as path from 'node:path';
 
 import { sendDirect } from '../../sandbox/client';
 import type { Sandbox } from '../../sandbox/server';
+import { reportId, TriggerMemory } from '../../nodes/BulkSmsStatusTrigger/memory';
 import { describeState } from '../../nodes/shared/domain/watchState';
 import { encodeNumbers } from '../../nodes/shared/domain/watchCodec';
 import { FINAL_AFTER_MS, frozenSandbox, NUMBER, Watcher } from './helpers';
@@ -64,6 +65,20 @@ describe('a state saved by a real poll, in words', () => {
 				'',
 				'',
 			].join('\n'),
+		);
+		expect(code).toBe(0);
+	});
+
+	it("prints a Status Trigger's memory too, as n8n saved it", async () => {
+		const memory = new TriggerMemory();
+		memory.learn(
+			[reportId({ batch_id: '1', gateway_session_id: '2', msisdn: '3', status: 'UNDELIV' })],
+			Date.now(),
+		);
+		const staticData = { 'node:Callbacks': { memory: memory.merged('', Date.now(), 10) } };
+		const { code, stdout } = await describeScript(JSON.stringify(staticData));
+		expect(stdout).toMatch(
+			/^Node "Callbacks":\nBulk SMS Status Trigger memory: 1 report\(s\) of 1 message\(s\) \(1 UNDELIV\), the oldest first heard /,
 		);
 		expect(code).toBe(0);
 	});

@@ -53,27 +53,40 @@ export async function frozenSandbox(): Promise<Sandbox> {
 export async function sandboxWithBatch(
 	destinations: readonly string[],
 ): Promise<{ sandbox: Sandbox; batchId: string; stop: () => Promise<void> }> {
+	const { sandbox, batchIds, stop } = await sandboxWithBatches([destinations]);
+	return { sandbox, batchId: batchIds[0], stop };
+}
+
+/**
+ * A frozen sandbox holding these batches of the demo account (the destinations of each), all
+ * sent at T0, brought in through its state file: a campaign of millions of reports is there at
+ * once, without sending it.
+ */
+export async function sandboxWithBatches(
+	batches: ReadonlyArray<readonly string[]>,
+): Promise<{ sandbox: Sandbox; batchIds: string[]; stop: () => Promise<void> }> {
 	const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bulk-sms-trigger-'));
 	const stateFile = path.join(dir, 'state.json');
-	const messages = destinations.map((msisdn, i): Message => {
-		const network = networkFor(msisdn, DEFAULT_NETWORKS);
-		return {
-			msisdn,
-			gatewaySessionId: (FIRST_SESSION_ID + 2n * BigInt(i)).toString(),
-			networkId: network.networkId,
-			validUntil: T0 + Math.min(DEFAULT_VALIDITY_MS, network.maxValidityMs),
-		};
-	});
-	const batchId = FIRST_BATCH_ID.toString();
+	let sessions = 0;
+	const batchIds = batches.map((_, i) => (FIRST_BATCH_ID + BigInt(i)).toString());
 	const snapshot: StoreSnapshot = {
 		version: 1,
 		clockMs: T0,
-		nextBatchId: (FIRST_BATCH_ID + 2n).toString(),
-		nextSessionId: (FIRST_SESSION_ID + 2n * BigInt(messages.length)).toString(),
+		nextBatchId: (FIRST_BATCH_ID + BigInt(batches.length) + 1n).toString(),
+		nextSessionId: '0',
 		accounts: [{ username: 'demo', password: 'demo-password', credits: 1_000_000 }],
-		batches: [
-			{
-				batchId,
+		batches: batches.map((destinations, b) => {
+			const messages = destinations.map((msisdn): Message => {
+				const network = networkFor(msisdn, DEFAULT_NETWORKS);
+				return {
+					msisdn,
+					gatewaySessionId: (FIRST_SESSION_ID + 2n * BigInt(sessions++)).toString(),
+					networkId: network.networkId,
+					validUntil: T0 + Math.min(DEFAULT_VALIDITY_MS, network.maxValidityMs),
+				};
+			});
+			return {
+				batchId: batchIds[b],
 				account: 'demo',
 				message: 'Hello',
 				encoding: 'GSM-7',
@@ -81,9 +94,10 @@ export async function sandboxWithBatch(
 				creditsCharged: messages.length,
 				submittedAt: T0,
 				messages,
-			},
-		],
+			};
+		}),
 	};
+	snapshot.nextSessionId = (FIRST_SESSION_ID + 2n * BigInt(sessions)).toString();
 	const removeDir = () => fs.rm(dir, { recursive: true, force: true });
 	try {
 		await fs.writeFile(stateFile, JSON.stringify(snapshot));
@@ -97,7 +111,7 @@ export async function sandboxWithBatch(
 			await sandbox.stop();
 			await removeDir();
 		};
-		return { sandbox, batchId, stop };
+		return { sandbox, batchIds, stop };
 	} catch (error) {
 		await removeDir(); // nobody gets a stop() to call
 		throw error;

@@ -62,10 +62,27 @@ const FAILURES_BEFORE_REPORT = 3;
 
 // ---------------------------------------------------------------- one poll
 
-/** The watched batches that still need a request: finished ones are never asked for again. */
+/**
+ * The watched batches that still need a request, in the order a poll reads them: from where the
+ * last poll stopped (its turn, `t`), then from the start of Batch IDs. A poll may stop before the
+ * end (it reads a bounded number of reports); the next one carries on from there, so that every
+ * batch is read in its turn. Finished batches are never asked for again.
+ */
 export function batchesToPoll(state: WatchState, watched: readonly string[]): string[] {
 	const finished = new Set(state.f);
-	return unique(watched).filter((batchId) => !finished.has(batchId));
+	const list = unique(watched);
+	const from = Math.min(state.t ?? 0, list.length);
+	return [...list.slice(from), ...list.slice(0, from)].filter((batchId) => !finished.has(batchId));
+}
+
+/** Where the next poll starts: the first batch of this poll's order it did not read, if any. */
+function nextTurn(
+	order: readonly string[],
+	watched: readonly string[],
+	read: (batchId: string) => boolean,
+): number | undefined {
+	const first = order.find((batchId) => !read(batchId));
+	return first === undefined ? undefined : unique(watched).indexOf(first);
 }
 
 /**
@@ -93,7 +110,11 @@ export function advance<R extends StatusReport>(
 	const finished = state.f.filter((batchId) => watchedSet.has(batchId));
 	let changed = finished.length !== state.f.length || state.g === 0;
 	const firstPoll = state.g === 0;
-	for (const batchId of batchesToPoll(state, watched)) {
+	const order = batchesToPoll(state, watched);
+	const turn = nextTurn(order, watched, (batchId) => fetched.has(batchId) || failed.has(batchId));
+	if (turn) next.t = turn;
+	if ((turn || undefined) !== state.t) changed = true;
+	for (const batchId of order) {
 		const reports = fetched.get(batchId);
 		const old = state.b[batchId];
 		if (!reports) {

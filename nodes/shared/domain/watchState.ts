@@ -41,6 +41,11 @@ export interface WatchState {
 	 * because the poll that found them had items to emit (a poll that throws emits nothing).
 	 */
 	q?: Array<[string, string]>;
+	/**
+	 * Turn: where in Batch IDs (an index) the next poll starts reading, when the last one stopped
+	 * before reading every unfinished batch (one poll reads a bounded number of reports).
+	 */
+	t?: number;
 }
 
 export function emptyState(): WatchState {
@@ -72,6 +77,7 @@ export function readState(stored: unknown): WatchState {
 		if (counts.length > 0) state.e = Object.fromEntries(counts) as Record<string, number>;
 	}
 	if (Array.isArray(stored.q) && stored.q.length > 0) state.q = pairs(stored.q);
+	if (Number.isSafeInteger(stored.t) && (stored.t as number) > 0) state.t = stored.t as number;
 	return state;
 }
 
@@ -168,6 +174,9 @@ export function describeState(stored: unknown): string {
 			([batchId, error]) =>
 				`To be reported first thing by the next poll: batch ${batchId} (${error}).`,
 		),
+		state.t
+			? `The last poll stopped before reading every batch: the next one starts its reads at the ${ordinal(state.t + 1)} of Batch IDs.`
+			: '',
 		dropped.length > 0
 			? `Damaged entries left out (those batches start over, as if never read): ${few(dropped)}.`
 			: '',
@@ -196,6 +205,12 @@ function describeBatch(batchId: string, batch: BatchState): string {
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
+
+function ordinal(n: number): string {
+	const tens = n % 100;
+	const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+	return `${count(n)}${suffix}`;
+}
 
 function few(values: readonly string[]): string {
 	const more = values.length - FEW;

@@ -166,7 +166,11 @@ export interface BatchRead {
 
 /** How the reads of a run are going, for the caller's decision to start no more of them. */
 export interface ReadProgress {
+	/** Reads started so far; the next one to start is the one at this index. */
+	started: number;
 	read: number;
+	/** Reports the reads so far brought. */
+	reports: number;
 	failed: number;
 	/** Whether a failure concerned the account or its address rather than one batch. */
 	accountFailed: boolean;
@@ -185,14 +189,23 @@ export async function fetchMany(
 	stop: (progress: ReadProgress) => boolean,
 ): Promise<Map<string, RawReport[] | NodeError>> {
 	const results = new Map<string, RawReport[] | NodeError>();
-	const progress: ReadProgress = { read: 0, failed: 0, accountFailed: false };
+	const progress: ReadProgress = {
+		started: 0,
+		read: 0,
+		reports: 0,
+		failed: 0,
+		accountFailed: false,
+	};
 	const pace = new RequestPace();
 	const readOne = async ([key, { batchId, format, itemIndex }]: [string, BatchRead]) => {
+		progress.started++;
 		try {
 			const account = await accountOf(itemIndex ?? 0);
 			const options = { format, itemIndex, pace, account };
-			results.set(key, await fetchReports.call(this, batchId, options));
+			const reports = await fetchReports.call(this, batchId, options);
+			results.set(key, reports);
 			progress.read++;
+			progress.reports += reports.length;
 		} catch (error) {
 			const failure = asNodeError(this, error, itemIndex);
 			results.set(key, failure);

@@ -1,15 +1,8 @@
-/* eslint-disable
-	@n8n/community-nodes/no-restricted-globals,
-	@n8n/community-nodes/no-restricted-imports
-	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * Who may call the status trigger, and where its secret lives: in a credential (version 1.1),
- * or in the node parameters of workflows saved with version 1, which keep working. A setup that
- * could only refuse every callback is refused at activation (and for "Test this trigger").
+ * Who may call the Status Trigger (the secret lives in a credential, never in the workflow), and
+ * what else it needs to keep a callback: a setup that could only refuse every callback, or lose
+ * every report, is refused at activation (and for "Test this trigger"), with a sentence.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-
 import { NodeHelpers } from 'n8n-workflow';
 import type { INode, INodeParameters } from 'n8n-workflow';
 
@@ -18,12 +11,9 @@ import { testCredential } from '../engine/harness';
 import { runWebhookSetup, startWebhookServer, type WebhookServer } from '../engine/webhook';
 import {
 	captureWarnings,
-	CURRENT_VERSION,
 	jsonReport,
-	LEGACY_VERSION,
 	post,
 	SECRET,
-	STATUS_TRIGGER,
 	startTrigger,
 	triggerNode,
 	triggerSpec,
@@ -39,55 +29,20 @@ afterEach(async () => {
 const UNAUTHENTICATED = {
 	error: 'Not authenticated: this callback URL takes only callbacks that carry its secret',
 };
-const basicHeader = (userPassword: string) => ({
-	token: null,
-	headers: { Authorization: `Basic ${Buffer.from(userPassword).toString('base64')}` },
-});
-
-describe('workflows saved with version 1 (the secret in node parameters)', () => {
-	const saved = JSON.parse(
-		fs.readFileSync(path.join(__dirname, 'fixtures', 'saved-v1-workflows.json'), 'utf8'),
-	) as Array<{ nodes: INode[] }>;
-	const [tokenNode, basicNode] = saved.map((workflow) => workflow.nodes[0]);
-
-	const startSaved = async (node: INode) =>
-		await startWebhookServer({
-			node,
-			nodeTypes: { [STATUS_TRIGGER]: new BulkSmsStatusTrigger() },
-		});
-
-	it('with the secret in the URL: the right one starts the workflow, another gets 401', async () => {
-		server = await startSaved(tokenNode);
-		const wrong = await post(server, jsonReport(), 'application/json', { token: 'guess' });
-		const right = await post(server, jsonReport({ status: 'ENROUTE', delivery_date: '' }));
-		expect([wrong.status, right.status]).toEqual([401, 200]);
-		// emit: all, as saved: the ENROUTE is emitted.
-		expect(server.executions().map((items) => items[0].json.status)).toEqual(['ENROUTE']);
+describe('where the secret lives', () => {
+	it('the editor shows the steps of the setup, or the warning of None', () => {
+		expect(displayedNotices(triggerNode())).toEqual(['setupNotice']);
+		expect(displayedNotices(triggerNode({ authentication: 'none' }))).toEqual([
+			'noAuthenticationNotice',
+		]);
 	});
 
-	it('with Basic Auth: the saved user and password, and nothing else', async () => {
-		server = await startSaved(basicNode);
-		const { username, password } = basicNode.parameters as Record<string, string>;
-		const wrong = await post(server, jsonReport(), 'application/json', basicHeader('sms:nope'));
-		const right = await post(
-			server,
-			jsonReport(),
-			'application/json',
-			basicHeader(`${username}:${password}`),
-		);
-		expect([wrong.status, right.status]).toEqual([401, 200]);
-		expect(server.executions()).toHaveLength(1);
-	});
-
-	it('the editor shows how to move the secret to a credential, only while it is in the workflow', () => {
-		const shown = (node: INode) => displayedNotices(node);
-		expect(shown(tokenNode)).toEqual(['legacyNotice']);
-		expect(shown(basicNode)).toEqual(['legacyNotice']);
-		// The same version-1 node moved to the credential: the notice is gone, the setup shows.
-		const moved = { ...tokenNode, parameters: { authentication: 'secretCredential' } };
-		expect(shown(moved)).toEqual(['setupNotice']);
-		expect(shown(triggerNode({}, CURRENT_VERSION))).toEqual(['setupNotice']);
-		expect(shown(triggerNode({ authentication: 'none' }))).toEqual(['noAuthenticationNotice']);
+	it('each credential selector says what it is for', () => {
+		expect(description.credentials?.map((credential) => credential.displayName)).toEqual([
+			'Callback Credential (Secret)',
+			'Callback Credential (User and Password)',
+			'Bulk SMS Account (Only for the Time Zone of Delivery Dates)',
+		]);
 	});
 
 	it('a new node keeps its secret in a credential: none of it is in the workflow', async () => {
@@ -107,33 +62,8 @@ describe('refused at activation and for "Test this trigger", with a sentence', (
 		bulkSmsCallbackBasicAuthApi: { user, password },
 	});
 	const basicParameters = { authentication: 'basicAuthCredential' };
-	const legacyBasic = (username: string, password: string) => ({
-		typeVersion: LEGACY_VERSION,
-		parameters: { authentication: 'basicAuth', username, password },
-	});
 
 	it.each<[string, TriggerOptions, string]>([
-		[
-			'an empty secret (version 1)',
-			{ typeVersion: LEGACY_VERSION, parameters: { secret: '' } },
-			'the Secret is empty: set a long random value',
-		],
-		[
-			'a secret of spaces (version 1)',
-			{ typeVersion: LEGACY_VERSION, parameters: { secret: ' \t ' } },
-			'the Secret is only spaces',
-		],
-		[
-			'a secret whose expression gives a number (version 1)',
-			{ typeVersion: LEGACY_VERSION, parameters: { secret: '={{ 12345 }}' } },
-			'the Secret is a number, not text: make its expression give the secret as text',
-		],
-		[
-			'a Basic Auth user without a password (version 1)',
-			legacyBasic('sms', ''),
-			'the Basic Auth password is empty',
-		],
-		['a Basic Auth password without a user (version 1)', legacyBasic('', 'pw'), 'user is empty'],
 		[
 			'an empty secret in the credential',
 			{ credentials: secretCredential('') },
@@ -155,6 +85,22 @@ describe('refused at activation and for "Test this trigger", with a sentence', (
 			{ parameters: basicParameters, credentials: basicCredential('sms', '  ') },
 			'the Basic Auth password is only spaces',
 		],
+		[
+			'a Basic Auth user without a password',
+			{ parameters: basicParameters, credentials: basicCredential('sms', '') },
+			'the Basic Auth password is empty',
+		],
+		[
+			'a Basic Auth password without a user',
+			{ parameters: basicParameters, credentials: basicCredential('', 'pw') },
+			'user is empty',
+		],
+		[
+			'a mistyped time zone in the Bulk SMS Account',
+			{ timeZone: 'Europe/Berlim' },
+			'the Service Time Zone of the Bulk SMS credential, "Europe/Berlim", is not a time zone: use an IANA name',
+		],
+		['Batch IDs that are not ids', { parameters: { batchIds: '12a' } }, 'Batch IDs: '],
 	])('%s', async (_name, options, sentence) => {
 		const spec = triggerSpec(options);
 		const expected = { message: expect.stringContaining(sentence) };
@@ -188,31 +134,12 @@ describe('a setup that goes wrong after activation', () => {
 			},
 			"the credential's Secret is a number",
 		],
-		[
-			'a version 1 secret whose expression now gives an object',
-			{ typeVersion: LEGACY_VERSION },
-			(spec) => {
-				(spec.node.parameters as INodeParameters).secret = '={{ { a: 1 } }}';
-			},
-			'the Secret is an object',
-		],
-		[
-			'a version 1 secret whose expression gives nothing',
-			{ typeVersion: LEGACY_VERSION },
-			(spec) => {
-				(spec.node.parameters as INodeParameters).secret = '={{ $nothing.here() }}';
-			},
-			'the Secret gives nothing',
-		],
 	])(
 		'%s: every caller gets the generic 401, never a 500; the log says why',
 		async (_name, options, breakIt, reason) => {
 			const warnings = captureWarnings();
 			try {
-				const spec = triggerSpec({
-					...options,
-					credentials: { bulkSmsCallbackApi: { secret: SECRET } },
-				});
+				const spec = triggerSpec(options);
 				server = await startWebhookServer(spec);
 				breakIt(spec);
 				const res = await post(server, jsonReport());
