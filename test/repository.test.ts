@@ -74,3 +74,57 @@ describe('the repository cites only itself', () => {
 		expect(found).toEqual([]);
 	});
 });
+
+/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to dashes. */
+function anchorOf(heading: string): string {
+	return heading
+		.trim()
+		.toLowerCase()
+		.replace(/[^\w\- ]/g, '')
+		.replace(/ /g, '-');
+}
+
+describe("the repository's documents lead somewhere", () => {
+	it('every relative link of a Markdown file names a tracked file, and its anchor a heading there', () => {
+		const files = trackedTextFiles();
+		// Every file of the clone, pictures too (and new ones not yet committed).
+		const listed = execFileSync(
+			'git',
+			['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+			{
+				cwd: ROOT,
+				encoding: 'utf8',
+			},
+		);
+		const tracked = new Set(listed.split('\0').filter(Boolean));
+		const anchors = new Map<string, Set<string>>();
+		const anchorsOf = (file: string) => {
+			let known = anchors.get(file);
+			if (!known) {
+				const headings = readFileSync(path.join(ROOT, file), 'utf8').matchAll(/^#+ (.+)$/gm);
+				known = new Set([...headings].map(([, heading]) => anchorOf(heading)));
+				anchors.set(file, known);
+			}
+			return known;
+		};
+		const broken: string[] = [];
+		for (const file of files.filter((name) => name.endsWith('.md'))) {
+			const text = readFileSync(path.join(ROOT, file), 'utf8');
+			for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+				if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
+				const [where, anchor] = target.split('#');
+				const linked =
+					where === ''
+						? file
+						: path.posix.normalize(path.posix.join(path.posix.dirname(file), where));
+				const folder = [...tracked].some((name) =>
+					name.startsWith(`${linked.replace(/\/$/, '')}/`),
+				);
+				if (!tracked.has(linked) && !folder) broken.push(`${file}: ${target} (no such file)`);
+				else if (anchor && linked.endsWith('.md') && !anchorsOf(linked).has(anchor))
+					broken.push(`${file}: ${target} (no such heading)`);
+			}
+		}
+		expect(broken).toEqual([]);
+	});
+});
