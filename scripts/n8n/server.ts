@@ -6,7 +6,6 @@
  * session, an API key, node types, activation, executions.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { N8nInstance } from './instance';
 import { captureOutput, freePort, killGroup, sleep } from './processes';
 import type { Json, JsonObject } from './runData';
 
@@ -29,6 +28,15 @@ export interface ServerOptions {
 	port?: number;
 	/** settings for this process only (queue mode: a restart of main with other scheduler settings) */
 	env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * What starting `n8n start` needs of an instance (instance.ts): its settings and a way to spawn
+ * n8n in its user folder. Said here, so that the server stands on nothing above it.
+ */
+export interface ServerHost {
+	env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+	spawn(args: string[], env: NodeJS.ProcessEnv): ChildProcess;
 }
 
 export interface RequestOptions {
@@ -54,7 +62,7 @@ export class N8nServer {
 		private readonly child: ChildProcess,
 	) {}
 
-	static async start(instance: N8nInstance, options: ServerOptions): Promise<N8nServer> {
+	static async start(instance: ServerHost, options: ServerOptions): Promise<N8nServer> {
 		const port = options.port ?? (await freePort());
 		const env = instance.env({
 			N8N_PORT: String(port),
