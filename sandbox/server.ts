@@ -27,7 +27,7 @@ import { defaultOptions, type SandboxOptions } from './options';
 import { CONTENT_TYPES, renderError, renderSend, renderStatus, type Format } from './render';
 import type { Account, Batch } from './store';
 
-export { DEMO_ACCOUNT, defaultOptions, type SandboxOptions } from './options';
+export { DEMO_ACCOUNT, defaultOptions, SANDBOX_PORT, type SandboxOptions } from './options';
 export {
 	TEST_NUMBER_TABLE,
 	DEFAULT_NETWORKS,
