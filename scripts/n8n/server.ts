@@ -59,8 +59,14 @@ export class N8nServer {
 
 	private constructor(
 		readonly baseUrl: string,
-		private readonly child: ChildProcess,
+		/** none for a server another process started (connect) */
+		private readonly child?: ChildProcess,
 	) {}
+
+	/** A client of an n8n that another process started (`npm run editor`): stop() leaves it be. */
+	static connect(baseUrl: string): N8nServer {
+		return new N8nServer(baseUrl);
+	}
 
 	static async start(instance: ServerHost, options: ServerOptions): Promise<N8nServer> {
 		const port = options.port ?? (await freePort());
@@ -85,13 +91,13 @@ export class N8nServer {
 
 	/** Process id (and process group id) of `n8n start`. */
 	get pid(): number | undefined {
-		return this.child.pid;
+		return this.child?.pid;
 	}
 
 	private async waitReady(timeoutMs: number): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		while (Date.now() < deadline) {
-			if (this.child.exitCode !== null) break;
+			if (this.child && this.child.exitCode !== null) break;
 			try {
 				// n8n 1.x is "ready" seconds before its REST routes are: wait for the editor's first call too.
 				const ready = await fetch(`${this.baseUrl}/healthz/readiness`);
@@ -259,6 +265,6 @@ export class N8nServer {
 
 	/** TERM, then KILL after `graceMs` (n8n may wait for running executions meanwhile). */
 	async stop(graceMs = 5000): Promise<void> {
-		await killGroup(this.child, graceMs);
+		if (this.child) await killGroup(this.child, graceMs);
 	}
 }
