@@ -95,7 +95,7 @@ async function main(): Promise<void> {
 		await n8n.importCredential(credential(service.account));
 		await n8n.importWorkflow(EXAMPLES);
 		const callbacks = await importStatusCallbacks(n8n);
-		registerCommunityPackage(n8n, installed);
+		await registerCommunityPackage(n8n, installed);
 		const server = await n8n.startServerAsOwner({ port }, 'bulk-sms-editor');
 		const url = await connectStatusCallbacks(server, callbacks, service.sandbox);
 		printWelcome(server, service);
