@@ -121,7 +121,7 @@ async function send(walk: Walk): Promise<void> {
 	await stage.click(outputPanel(page).locator('[data-test-id="radio-button-json"]'));
 	await stage.caption({
 		title: 'Sent',
-		text: 'Accepted, with its batch_id as text (19 digits do not fit a JavaScript number); 12345 skipped with its reason, and so not lost',
+		text: 'Accepted, its batch_id as text with every digit (a JavaScript number would round it); 12345 skipped with its reason, and so not lost',
 	});
 	await stage.pause(7);
 	expectBatches(sandbox, 1);
@@ -249,6 +249,9 @@ async function statusTrigger(walk: Walk): Promise<void> {
 
 async function closing({ stage, sandbox, product }: Walk): Promise<void> {
 	const { batches } = sandbox.received();
+	const sizes = batches.map((batch) => batch.messages.length);
+	if (sizes.some((size) => size !== SENT))
+		throw new Error(`batches of ${sizes.join(', ')} numbers`);
 	await stage.card({
 		title: 'Recorded by npm run walkthrough',
 		lines: [
