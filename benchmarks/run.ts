@@ -25,6 +25,7 @@ const MODULES: Record<string, () => Promise<{ figures: () => Promise<Figure[]> }
 	send: () => import('./send'),
 	trigger: () => import('./trigger'),
 	callbacks: () => import('./callbacks'),
+	product: () => import('./product'),
 };
 
 async function main(): Promise<void> {

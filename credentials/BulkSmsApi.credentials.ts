@@ -1,8 +1,10 @@
 import type {
-	IAuthenticateGeneric,
+	IAuthenticate,
 	Icon,
+	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
 	ICredentialType,
+	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
 
@@ -105,15 +107,24 @@ export class BulkSmsApi implements ICredentialType {
 		},
 	];
 
-	// n8n applies Basic auth itself, so the password never passes through node code.
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			auth: {
-				username: '={{$credentials.username}}',
-				password: '={{$credentials.password}}',
-			},
-		},
+	/**
+	 * HTTP Basic with the account's username and password, put on each request by n8n, so the
+	 * password never passes through node code. A function rather than n8n's `generic` form
+	 * (`={{$credentials.username}}`): n8n evaluates a generic form's two expressions on every
+	 * request, in n8n 2.x inside an isolate, which in a campaign of one request per row was the
+	 * largest part of n8n's work (docs/benchmarks.md). The values are the same: n8n's evaluation
+	 * gave the field as text, and '' for an empty one.
+	 */
+	authenticate: IAuthenticate = async (
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> => {
+		const text = (value: unknown) => (value ? String(value) : '');
+		requestOptions.auth = {
+			username: text(credentials.username),
+			password: text(credentials.password),
+		};
+		return requestOptions;
 	};
 
 	// n8n counts any non-2xx answer as a failure, and the interface leaves get_status of an

@@ -34,6 +34,13 @@ const SEND_AND_TRACK = loadExample('send-and-track');
 const WATCH = loadExample('watch-deliveries');
 const TOOL_ID = 'e2eSmokeAiTool01';
 const TOOL_CALL = { destinations: '+44 7700 900120', message: 'Sent by an AI tool call' };
+/**
+ * A tool whose Message reads `$json`: as a tool, n8n resolves `$json` over the items of the node
+ * that calls it (the Tool Executor's, here Start's empty item), not over the call; Send's reading
+ * of `$json` from its input items (nodes/shared/jsonExpressions.ts) must then step aside.
+ */
+const TOOL_JSON_ID = 'e2eSmokeAiTool02';
+const TOOL_JSON_MESSAGE = '=Tool call, destinations in $json: [{{ $json.destinations }}]';
 
 // What the example's numbers become (sandbox/README.md): the rows of its last node.
 const TRACKED_ROWS = [
@@ -49,15 +56,19 @@ let harness: Harness;
 let server: N8nServer;
 let tracked: JsonObject;
 let toolRun: JsonObject;
+let toolJsonRun: JsonObject;
 let trackedBatchId: string;
 let callbacks: StatusCallbacks;
 
 beforeAll(async () => {
 	harness = await startHarness(DEMO_SANDBOX);
-	const tool = toolWorkflow(TOOL_ID, TOOL_CALL, harness.n8n.provisioned.n8nVersion);
-	await harness.n8n.importWorkflow([SEND_AND_TRACK, tool]);
+	const version = harness.n8n.provisioned.n8nVersion;
+	const tool = toolWorkflow(TOOL_ID, TOOL_CALL, version);
+	const toolJson = toolWorkflow(TOOL_JSON_ID, TOOL_CALL, version, TOOL_JSON_MESSAGE);
+	await harness.n8n.importWorkflow([SEND_AND_TRACK, tool, toolJson]);
 	tracked = await harness.n8n.executeWorkflow(workflowId(SEND_AND_TRACK));
 	toolRun = await harness.n8n.executeWorkflow(TOOL_ID);
+	toolJsonRun = await harness.n8n.executeWorkflow(TOOL_JSON_ID);
 	trackedBatchId = String(nodeRuns(tracked, SEND_NODE_NAME)[0][0].batch_id);
 	// The trigger watches the batch just tracked: final by now, so its first poll reports it.
 	const watch = { batchIds: trackedBatchId, emit: 'changes', emitExisting: true };
@@ -85,6 +96,15 @@ test("as an AI tool, through n8n's Tool Executor, it sends what the call asks, o
 	]);
 	const [answer] = nodeRuns(toolRun, TOOL_EXECUTOR_NODE_NAME)[0];
 	expect(JSON.stringify(answer)).toContain(tool[0].batch_id);
+});
+
+test('as an AI tool, its $json is what n8n makes of it, not the tool call', () => {
+	expect(toolJsonRun).toMatchObject({ status: 'success', finished: true });
+	const messages = harness.sandbox
+		.received()
+		.batches.map((batch) => batch.message)
+		.filter((message) => message.startsWith('Tool call'));
+	expect(messages).toEqual(['Tool call, destinations in $json: []']);
 });
 
 test('the credential test passes with the right password and refuses a wrong one', async () => {

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallbackFaultKind, CallbackOptions } from './callbackSettings';
 import type { SandboxCore } from './core';
-import { FAULT_KINDS, type FaultKind, type FaultOptions } from './faults';
+import { FAULT_KINDS, NO_FAULT, type FaultOptions, type QueuedFault } from './faults';
 import { readBody, respondJson } from './http';
 import { TEST_NUMBER_TABLE, UNASSIGNED_PREFIXES, VALID_MSISDN, type ReportStatus } from './numbers';
 
@@ -58,10 +58,11 @@ function moveClock(core: SandboxCore, body: unknown) {
 
 function queueFaults(core: SandboxCore, body: unknown) {
 	const kinds = object(body).faults;
-	if (!Array.isArray(kinds) || kinds.some((k) => !FAULT_KINDS.includes(k as FaultKind))) {
-		throw new AdminError(400, `faults must be a list of ${FAULT_KINDS.join(', ')}`);
+	const known: readonly string[] = [...FAULT_KINDS, NO_FAULT];
+	if (!Array.isArray(kinds) || kinds.some((k) => !known.includes(k as string))) {
+		throw new AdminError(400, `faults must be a list of ${known.join(', ')}`);
 	}
-	core.faults.queue(kinds as FaultKind[]);
+	core.faults.queue(kinds as QueuedFault[]);
 	return core.faults.current();
 }
 

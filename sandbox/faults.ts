@@ -16,6 +16,9 @@ export const FAULT_KINDS: readonly FaultKind[] = [
 	'error429',
 	'dropAfter',
 ];
+/** A queued place with no fault: queue N of them, then a fault, to fault the (N+1)th request. */
+export const NO_FAULT = 'none';
+export type QueuedFault = FaultKind | typeof NO_FAULT;
 
 export interface FaultOptions {
 	/** Added before every /api response, in real milliseconds. */
@@ -89,7 +92,7 @@ function checkFaults(options: FaultOptions): void {
 export class Faults {
 	private options: FaultOptions = { ...NO_FAULTS };
 	private random = seededRandom(NO_FAULTS.seed);
-	private queued: FaultKind[] = [];
+	private queued: QueuedFault[] = [];
 	private windows = new Map<string, { start: number; count: number }>();
 
 	constructor(options: Partial<FaultOptions> = {}) {
@@ -106,12 +109,12 @@ export class Faults {
 		this.windows.clear();
 	}
 
-	current(): FaultOptions & { queued: FaultKind[] } {
+	current(): FaultOptions & { queued: QueuedFault[] } {
 		return { ...this.options, queued: [...this.queued] };
 	}
 
 	/** Faults for the next /api requests, in order, before any drawn by share. */
-	queue(kinds: FaultKind[]): void {
+	queue(kinds: QueuedFault[]): void {
 		this.queued.push(...kinds);
 	}
 
@@ -133,7 +136,7 @@ export class Faults {
 
 	draw(): FaultKind | undefined {
 		const next = this.queued.shift();
-		if (next) return next;
+		if (next) return next === NO_FAULT ? undefined : next;
 		const shares: Array<[FaultKind, number]> = [
 			['dropBefore', this.options.dropBeforeRate],
 			['error500', this.options.error500Rate],

@@ -21,7 +21,7 @@ import {
 	type Received,
 	type RequestLogEntry,
 } from './core';
-import type { FaultKind, FaultOptions } from './faults';
+import type { FaultKind, FaultOptions, QueuedFault } from './faults';
 import { basicCredentials, isFormContentType, readBody, respond, respondText } from './http';
 import type { ReportStatus } from './numbers';
 import { defaultOptions, type SandboxOptions } from './options';
@@ -38,7 +38,7 @@ export {
 	type NetworkRule,
 } from './numbers';
 export { FIRST_BATCH_ID, FIRST_SESSION_ID } from './store';
-export type { FaultKind, FaultOptions } from './faults';
+export type { FaultKind, FaultOptions, QueuedFault } from './faults';
 export type { AccountChange, Received, RequestLogEntry } from './core';
 export type { CallbackTotals, CallbackView } from './callbacks';
 export type { CallbackFaultKind, CallbackOptions } from './callbackSettings';
@@ -58,12 +58,14 @@ export interface Sandbox {
 	setNow(ms: number): void;
 	/** Replaces the fault configuration (what is not given is off) and clears queued faults. */
 	setFaults(faults: Partial<FaultOptions>): void;
-	/** Faults for the next /api requests, in order (deterministic tests). */
-	queueFaults(...kinds: FaultKind[]): void;
+	/** Faults for the next /api requests, in order (deterministic tests); 'none' passes one. */
+	queueFaults(...kinds: QueuedFault[]): void;
 	/** Every accepted batch and how many times each destination was accepted. */
 	received(account?: string): Received;
 	/** The last 1000 requests to /api, oldest first. */
 	requests(): RequestLogEntry[];
+	/** How many /api requests were being handled at once since the start: the most, and on average while any was. */
+	inFlight(): InFlightView;
 	accounts(): AccountView[];
 	/** The accounts as the sandbox holds them, passwords included (after the state file). */
 	credentials(): Account[];
@@ -116,7 +118,38 @@ class Connection {
 	}
 }
 
+export interface InFlightView {
+	max: number;
+	/** Averaged over the time at least one request was in flight. */
+	mean: number;
+}
+
+/** Counts the requests being handled at once (a client's concurrency, as the service sees it). */
+class InFlight {
+	private now = 0;
+	private max = 0;
+	private since = 0;
+	private busyMs = 0;
+	private weighted = 0;
+
+	change(by: 1 | -1): void {
+		const at = performance.now();
+		if (this.now > 0) {
+			this.busyMs += at - this.since;
+			this.weighted += this.now * (at - this.since);
+		}
+		this.since = at;
+		this.now += by;
+		this.max = Math.max(this.max, this.now);
+	}
+
+	view(): InFlightView {
+		return { max: this.max, mean: this.busyMs > 0 ? this.weighted / this.busyMs : 0 };
+	}
+}
+
 class SandboxServer {
+	readonly inFlight = new InFlight();
 	private readonly server: Server;
 	private readonly sockets = new Set<Socket>();
 	private readonly timers = new Set<NodeJS.Timeout>();
@@ -188,6 +221,15 @@ class SandboxServer {
 	}
 
 	private async handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+		this.inFlight.change(1);
+		try {
+			await this.handleApiRequest(req, res, url);
+		} finally {
+			this.inFlight.change(-1);
+		}
+	}
+
+	private async handleApiRequest(req: IncomingMessage, res: ServerResponse, url: URL) {
 		const entry = this.logEntry(req, url);
 		const body = await readBody(req);
 		// Logged before any fault, so a test sees what was sent even when the sandbox dropped it.
@@ -372,6 +414,7 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 		queueFaults: (...kinds) => core.faults.queue(kinds),
 		received: (account) => core.received(account),
 		requests: () => core.requests(),
+		inFlight: () => server.inFlight.view(),
 		accounts: () => core.accounts(),
 		credentials: () => [...core.store.accounts.values()].map((a) => ({ ...a })),
 		upsertAccount: (account) => core.upsertAccount(account),

@@ -17,7 +17,9 @@
  * - the callback trigger (Bulk SMS Status Trigger): callbacks are received by main and executed on
  *   workers; a callback the service delivers again seconds later is emitted once; then an `n8n
  *   webhook` process receives beside main, and rounds of 20 copies of one callback posted at
- *   the same moment, split between the two, emit each report once.
+ *   the same moment, split between the two, emit each report once;
+ * - a campaign of 1,000 personalised SMS whose worker is killed half way, then run again: Send's
+ *   record in Postgres is shared by every process, so nobody gets the message twice.
  *
  * The trigger's sandbox has a frozen clock: the test forces each status change, so what each poll
  * sees is decided here, not by timing.
@@ -33,6 +35,7 @@ import { type JsonObject, nodeRuns } from '../../scripts/n8n/runData';
 import { settled } from '../../scripts/n8n/server';
 import { DEMO_SANDBOX, sandboxAccount } from '../../scripts/n8n/service';
 import {
+	contactsCampaign,
 	credential,
 	DONE_NODE_NAME,
 	loadExample,
@@ -83,6 +86,15 @@ const CALLBACK_NUMBERS = ['447700900150', '447700900156'];
 const SPLIT_ROUNDS = Number(process.env.BULKSMS_QUEUE_SPLIT_ROUNDS) || 20;
 const COPIES = 20;
 
+// A campaign whose worker is killed half way (Send's record, issue 24).
+const CAMPAIGN_SIZE = 1000;
+const CAMPAIGN_PREFIX = '4477888';
+const CAMPAIGN = contactsCampaign('queueCampaign', {
+	count: CAMPAIGN_SIZE,
+	prefix: CAMPAIGN_PREFIX,
+});
+const CAMPAIGN_ID = workflowId(CAMPAIGN);
+
 interface Watched {
 	workflowId: string;
 	batchId: string;
@@ -113,7 +125,13 @@ beforeAll(async () => {
 			credential(sandboxAccount(live)),
 			{ ...credential(sandboxAccount(frozen)), ...FROZEN_CREDENTIAL },
 		],
-		workflows: [SEND_AND_TRACK, watchWorkflow(legacy), watchWorkflow(durable), callbackWorkflow()],
+		workflows: [
+			SEND_AND_TRACK,
+			watchWorkflow(legacy),
+			watchWorkflow(durable),
+			callbackWorkflow(),
+			CAMPAIGN,
+		],
 	});
 	report.stackStartMs = Date.now() - started;
 	report.stackTimings = stack.timings;
@@ -390,6 +408,57 @@ describe('copies of a callback split between two receivers', () => {
 		expect(counts).toEqual(Array(SPLIT_ROUNDS).fill(1));
 	});
 });
+
+describe('a campaign whose worker dies half way', () => {
+	test('run again on another worker: nobody gets the message twice', async () => {
+		await live.upsertAccount({ username: 'demo', credits: 1_000_000 });
+		live.setFaults({ latencyMs: 5 });
+		const first = await stack.main.runManually(CAMPAIGN_ID);
+		const accepted = () => campaignAcceptances().filter((n) => n > 0).length;
+		await waitUntil(() => accepted() >= CAMPAIGN_SIZE / 2, 120_000);
+		const worker = stack.workerThatStarted(first);
+		expect(worker).toBeDefined();
+		await worker!.kill();
+		const beforeKill = accepted();
+		live.setFaults({});
+		await stack.addWorker();
+		const again = await stack.main.runManually(CAMPAIGN_ID);
+		const [resumed] = (
+			await stack.main.waitForExecutions(
+				CAMPAIGN_ID,
+				(summaries) => summaries.some((e) => String(e.id) === again && e.stoppedAt),
+				120_000,
+			)
+		).filter((execution) => String(execution.id) === again);
+		expect(resumed.status).toBe('success');
+		const times = campaignAcceptances();
+		const inDoubt = nodeRuns(resumed, SEND_NODE_NAME)[0]
+			.filter((item) => /outcome unknown/.test(String(item.reason)))
+			.flatMap((item) => (item.skipped as JsonObject[]).map((entry) => String(entry.input)));
+		report.campaignWorkerKilled = {
+			acceptedBeforeKill: beforeKill,
+			twice: times.filter((n) => n > 1).length,
+			inDoubt: inDoubt.length,
+			neverSent: times.filter((n) => n === 0).length,
+			resumedOn: stack.workerThatStarted(again)?.name,
+		};
+		expect(times.filter((n) => n > 1)).toEqual([]);
+		times.forEach((n, i) => {
+			if (n === 0) expect(inDoubt).toContain(campaignNumber(i));
+		});
+	});
+});
+
+function campaignNumber(index: number): string {
+	return `${CAMPAIGN_PREFIX}${String(index).padStart(5, '0')}`;
+}
+
+function campaignAcceptances(): number[] {
+	const accepted = new Map(
+		live.received().destinations.map((d) => [d.msisdn, d.accepted] as const),
+	);
+	return Array.from({ length: CAMPAIGN_SIZE }, (_, i) => accepted.get(campaignNumber(i)) ?? 0);
+}
 
 // ---------------------------------------------------------------------------------------------
 

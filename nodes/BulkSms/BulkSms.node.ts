@@ -8,7 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { operationOptions, route } from './actions/router';
 import { getStatusDescription } from './operations/getStatus';
-import { sendDescription } from './operations/send';
+import { RecordTurns, sendDescription } from './operations/send';
 
 export class BulkSms implements INodeType {
 	description: INodeTypeDescription = {
@@ -52,7 +52,17 @@ export class BulkSms implements INodeType {
 		],
 	};
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return route.call(this);
-	}
+	/**
+	 * Turns at Send's record of accepted sends, for the executions this n8n process runs (n8n makes
+	 * one node type instance per process): operations/send/record.ts.
+	 */
+	private readonly turns = new RecordTurns();
+
+	execute = executorOf(this.turns);
+}
+
+function executorOf(turns: RecordTurns) {
+	return async function (this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await route.call(this, turns);
+	};
 }

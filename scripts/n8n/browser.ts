@@ -170,8 +170,12 @@ export async function inspectCanvas(page: Page): Promise<CanvasReport> {
 			};
 		}),
 	);
+	// n8n draws a node's own notices (a parameter of type notice) as role="alert" too, with the
+	// class `notice` and a theme: only its danger theme is an error.
 	const errors = await page
-		.locator('.el-notification:has(.el-notification--error), .n8n-callout--danger, [role="alert"]')
+		.locator(
+			'.el-notification:has(.el-notification--error), .n8n-callout--danger, [role="alert"]:not(.notice), .notice[class*="_danger_"]',
+		)
 		.allInnerTexts();
 	return { nodes, errors: errors.map((text) => text.trim()).filter(Boolean) };
 }

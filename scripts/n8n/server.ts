@@ -194,6 +194,22 @@ export class N8nServer {
 		return this.request<JsonObject>('POST', `/api/v1/workflows/${id}/activate`, { auth: 'apiKey' });
 	}
 
+	/**
+	 * n8n 2.41 registers an activated workflow's webhooks through its publication outbox, after the
+	 * API has answered: until then a POST is 404. A CORS preflight (OPTIONS with an Origin) starts
+	 * nothing and lists the methods registered for the path.
+	 */
+	async waitForWebhook(url: string, method = 'POST'): Promise<void> {
+		for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(200)) {
+			const res = await fetch(url, {
+				method: 'OPTIONS',
+				headers: { Origin: 'http://127.0.0.1', 'Access-Control-Request-Method': method },
+			});
+			if (res.headers.get('access-control-allow-methods')?.includes(method)) return;
+		}
+		throw new Error(`${url} never took ${method}`);
+	}
+
 	async deactivateWorkflow(id: string): Promise<JsonObject> {
 		return this.request<JsonObject>('POST', `/api/v1/workflows/${id}/deactivate`, {
 			auth: 'apiKey',
@@ -263,8 +279,38 @@ export class N8nServer {
 		);
 	}
 
+	/** Runs a workflow as the editor's Execute workflow does (mode manual); its execution id. */
+	async runManually(workflowId: string, startNode = 'Start'): Promise<string> {
+		const started = await this.request<{ data: { executionId: string } }>(
+			'POST',
+			`/rest/workflows/${workflowId}/run`,
+			{ body: { triggerToStartFrom: { name: startNode } } },
+		);
+		return String(started.data.executionId);
+	}
+
+	/**
+	 * The Executions list's Retry: "with original workflow" (`loadWorkflow` false) or "with
+	 * currently saved workflow" (true). n8n answers once the retry has ended.
+	 */
+	async retry(executionId: string, loadWorkflow: boolean): Promise<Response> {
+		return await this.fetch('POST', `/rest/executions/${executionId}/retry`, {
+			body: { loadWorkflow },
+		});
+	}
+
+	/** The editor's Stop of a running execution. */
+	async stopExecution(executionId: string): Promise<JsonObject> {
+		return this.request<JsonObject>('POST', `/rest/executions/${executionId}/stop`);
+	}
+
 	/** TERM, then KILL after `graceMs` (n8n may wait for running executions meanwhile). */
 	async stop(graceMs = 5000): Promise<void> {
 		if (this.child) await killGroup(this.child, graceMs);
+	}
+
+	/** `kill -9` of n8n and its task runner, as a crash or an out-of-memory kill does. */
+	async crash(): Promise<void> {
+		await killGroup(this.child, 0, 'SIGKILL');
 	}
 }

@@ -114,7 +114,13 @@ export interface ToolCall {
  * is `usableAsTool`), whose parameters read it with `$fromAI`. n8n 1.x hands the Executor's whole
  * query to the tool; 2.x the entry named after the tool (so that one query can serve several).
  */
-export function toolWorkflow(id: string, call: ToolCall, n8nVersion: string): JsonObject {
+export function toolWorkflow(
+	id: string,
+	call: ToolCall,
+	n8nVersion: string,
+	/** The tool's Message as saved, when it is not read from the call (`$fromAI`). */
+	message = "={{ $fromAI('message', 'The text of the SMS', 'string') }}",
+): JsonObject {
 	const example = nodesOf(loadExample('send-and-track'));
 	const [start, send] = [START_NODE_NAME, SEND_NODE_NAME].map((name) => {
 		const node = example.find((candidate) => candidate.name === name);
@@ -129,7 +135,7 @@ export function toolWorkflow(id: string, call: ToolCall, n8nVersion: string): Js
 			resource: 'sms',
 			operation: 'send',
 			destinations: "={{ $fromAI('destinations', 'Phone numbers, comma-separated', 'string') }}",
-			message: "={{ $fromAI('message', 'The text of the SMS', 'string') }}",
+			message,
 			sendOptions: {},
 		},
 	};
@@ -152,6 +158,60 @@ export function toolWorkflow(id: string, call: ToolCall, n8nVersion: string): Js
 			[SEND_NODE_NAME]: {
 				ai_tool: [[{ node: TOOL_EXECUTOR_NODE_NAME, type: 'ai_tool', index: 0 }]],
 			},
+		},
+		active: false,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
+export const CONTACTS_NODE_NAME = 'Contacts';
+
+/**
+ * A personalised campaign as users build it: Manual Trigger → a list of contacts (a Code node
+ * standing in for a sheet) → Send SMS, one message per contact. The contacts' numbers are
+ * `<prefix>` followed by a 5-digit index; `sendOptions` and the node's settings as given.
+ */
+export function contactsCampaign(
+	id: string,
+	contacts: { count: number; prefix: string },
+	send: { sendOptions?: JsonObject; settings?: JsonObject } = {},
+): JsonObject {
+	const { count, prefix } = contacts;
+	const jsCode = `return Array.from({ length: ${count} }, (_, i) => ({ json: { name: 'Contact ' + i, phone: '${prefix}' + String(i).padStart(5, '0') } }));`;
+	const node = (name: string, type: string, x: number, extra: JsonObject) => ({
+		id: `${id}-${name.replace(/\W/g, '')}`,
+		name,
+		type,
+		typeVersion: 1,
+		position: [x, 0],
+		...extra,
+	});
+	const next = (name: string) => ({ main: [[{ node: name, type: 'main', index: 0 }]] });
+	return {
+		id,
+		name: `Campaign ${id}`,
+		nodes: [
+			node(START_NODE_NAME, 'n8n-nodes-base.manualTrigger', 0, { parameters: {} }),
+			node(CONTACTS_NODE_NAME, 'n8n-nodes-base.code', 220, {
+				typeVersion: 2,
+				parameters: { jsCode },
+			}),
+			node(SEND_NODE_NAME, SEND_NODE_TYPE, 440, {
+				parameters: {
+					resource: 'sms',
+					operation: 'send',
+					destinations: '={{ $json.phone }}',
+					message: '=Hi {{ $json.name }}, your order is ready.',
+					sendOptions: send.sendOptions ?? {},
+				},
+				credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+				...(send.settings ?? {}),
+			}),
+		],
+		connections: {
+			[START_NODE_NAME]: next(CONTACTS_NODE_NAME),
+			[CONTACTS_NODE_NAME]: next(SEND_NODE_NAME),
 		},
 		active: false,
 		settings: { executionOrder: 'v1' },

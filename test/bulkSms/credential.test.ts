@@ -154,3 +154,27 @@ describe('Bulk SMS credential fields', () => {
 		expect(texts).not.toMatch(/127\.0\.0\.1|localhost|sandbox|npm run/i);
 	});
 });
+
+describe('Bulk SMS credential authentication', () => {
+	// As n8n's `generic` form `={{$credentials.username}}` gave them: the field as text, '' for none.
+	it.each([
+		[
+			{ username: 'demo', password: 'pä ss:wörd' },
+			{ username: 'demo', password: 'pä ss:wörd' },
+		],
+		[
+			{ username: 'demo', password: '' },
+			{ username: 'demo', password: '' },
+		],
+		[{ username: 'demo' }, { username: 'demo', password: '' }],
+		[
+			{ username: 12345, password: 0 },
+			{ username: '12345', password: '' },
+		],
+	])('puts HTTP Basic from %j on the request as %j', async (credentials, auth) => {
+		const { authenticate } = loadPackageCredentialType('bulkSmsApi') ?? {};
+		if (typeof authenticate !== 'function') throw new Error('authenticate is not a function');
+		const request = await authenticate(credentials, { url: '/api/sms/send', headers: {} });
+		expect(request).toEqual({ url: '/api/sms/send', headers: {}, auth });
+	});
+});

@@ -148,7 +148,7 @@ describe('Send', () => {
 			error: expect.stringMatching(/^The service did not accept the batch: .*credit/i),
 			service_error: expect.stringMatching(/^(?!The service did not).*credit/i),
 		});
-		expect(item.json.batch_id).toBeUndefined();
+		expect(item.json.batch_id).toBeNull();
 		expect(sandbox.received().batches).toHaveLength(0);
 	});
 

@@ -376,7 +376,7 @@ describe('Options bulk senders expect (issue 13)', () => {
 			trigger(),
 			items(rows(3)),
 			send({
-				destinations: `={{ $json.to }}, 447700900199`,
+				destinations: `={{ $json.to }}, 44770090019{{ $itemIndex }}`,
 				message: 'a'.repeat(161), // two parts
 				sendOptions: { maxCredits: 11 },
 			}),

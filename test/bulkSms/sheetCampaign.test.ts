@@ -8,7 +8,7 @@ import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8
 
 import { errorOf, outputOf, runWorkflow } from '../engine/harness';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
-import { credentialsFor, getStatus, items, line, send, trigger } from './workflow';
+import { credentialsFor, getStatus, items, line, send, trigger, writeBack } from './workflow';
 
 let sandbox: Sandbox;
 
@@ -169,7 +169,7 @@ describe('Fail the Item fails only that item', () => {
 			[[{ item: 3 }], 'failed'],
 			[[{ item: 4 }], 'accepted'],
 		]);
-		expect(output[3].json).toEqual({
+		expect(output[3].json).toMatchObject({
 			send_outcome: 'failed',
 			batch_id: null,
 			requested: 0,
@@ -180,6 +180,85 @@ describe('Fail the Item fails only that item', () => {
 			description: expect.stringMatching(/or set Invalid Numbers to Skip and Report\.$/),
 		});
 		expect(sandbox.received().batches).toHaveLength(3);
+	});
+});
+
+describe("the option pairs that let a write-back read each row through n8n's pairing", () => {
+	const rows = CONTACTS.filter((_, i) => SENT.includes(i));
+	const writtenBack = (sendOptions: INodeParameters) =>
+		run(
+			line(
+				trigger(),
+				items(rows),
+				send({ destinations: '={{ $json.phone }}', message: 'Sale today', sendOptions }),
+				writeBack("={{ $('Items').item.json.name }}"),
+			),
+		);
+
+	it.each([
+		['the defaults (one request per row)', {}],
+		['Combine with One Item per Destination', { combineItems: true, output: 'destination' }],
+		['Group with One Item per Destination', { groupSameMessage: true, output: 'destination' }],
+	])('%s: every row is written back with its own columns', async (_, options) => {
+		const output = outputOf(await writtenBack(options), 'Write Back');
+		expect(output.map((item) => item.json.value)).toEqual(rows.map((row) => row.name));
+	});
+
+	it.each([
+		['Combine', { combineItems: true }],
+		['Group', { groupSameMessage: true }],
+	])(
+		'%s with One Item per Batch: n8n cannot tell which row, as the guide warns',
+		async (_, options) => {
+			const error = errorOf(await writtenBack(options), 'Write Back');
+			expect(error?.message).toBe('Multiple matches found');
+		},
+	);
+});
+
+describe('One Item per Batch (the default): every item has the same columns', () => {
+	const COLUMNS = [
+		'send_outcome',
+		'batch_id',
+		'accepted',
+		'batch_size',
+		'receive_updates',
+		'remaining_credits',
+		'requested',
+		'destinations',
+		'dropped_by_service',
+		'skipped',
+		'duplicates_removed',
+		'reason',
+		'encoding',
+		'characters',
+		'parts',
+		'credits_expected',
+		'validity_period',
+		'valid_until',
+		'chunk',
+		'chunks',
+		'error',
+		'description',
+		'service_error',
+		'not_sent',
+	];
+
+	it('sent, skipped, repeated and failed rows alike, null where not applicable', async () => {
+		const rows = [...CONTACTS, CONTACTS[0]];
+		const output = outputOf(await run(campaign({ onInvalid: 'fail' }, CONTINUE, rows)), 'Send');
+		expect(outcomes(output)).toEqual([
+			[[{ item: 0 }], 'accepted'],
+			[[{ item: 1 }], 'failed'],
+			[[{ item: 2 }], 'accepted'],
+			[[{ item: 3 }], 'failed'],
+			[[{ item: 4 }], 'accepted'],
+			[[{ item: 5 }], 'skipped'],
+		]);
+		for (const item of output) {
+			expect(Object.keys(item.json)).toEqual(COLUMNS);
+			expect(Object.values(item.json)).not.toContain(undefined);
+		}
 	});
 });
 

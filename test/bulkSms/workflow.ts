@@ -1,7 +1,7 @@
 /** Builds the workflows the BulkSms tests run: Manual Trigger → [items] → BulkSms nodes in a line. */
 import type { IConnections, IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
-import { BULK_SMS, MANUAL_TRIGGER, SET_ITEMS } from '../engine/harness';
+import { BULK_SMS, MANUAL_TRIGGER, SET_ITEMS, WRITE_BACK } from '../engine/harness';
 import type { Sandbox } from '../../sandbox/server';
 
 let position = 0;
@@ -21,6 +21,8 @@ export const items = (list: IDataObject[]) =>
 	node('Items', SET_ITEMS, { items: JSON.stringify(list) });
 export const send = (parameters: INodeParameters, extra?: Partial<INode>) =>
 	node('Send', BULK_SMS, { operation: 'send', ...parameters }, extra);
+/** A write-back evaluating `value` per item (a Set or Google Sheets node as users build it). */
+export const writeBack = (value: string) => node('Write Back', WRITE_BACK, { value });
 export const getStatus = (
 	parameters: INodeParameters,
 	extra?: Partial<INode>,

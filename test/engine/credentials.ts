@@ -1,29 +1,25 @@
 /**
- * A stand-in for the CLI's CredentialsHelper, reduced to what this package's credential uses:
- * a `generic` authenticate (HTTP Basic from two expressions), property defaults, and fields that
- * may be expressions. What n8n's helper does for other credentials (extends, pre-authentication,
+ * A stand-in for the CLI's CredentialsHelper, reduced to what this package's credentials use:
+ * an `authenticate` function, property defaults, and fields that may be expressions. What n8n's
+ * helper does for other credentials (the `generic` authenticate form, extends, pre-authentication,
  * OAuth token updates) is refused, so a test that needs it fails loudly instead of passing on a copy.
  *
  * n8n applies `authenticate` in the CLI (packages/cli/src/credentials-helper.ts), not in n8n-core:
- * 'generic' resolves every key and value with the workflow's expression engine (mode 'internal',
- * only `$credentials` as additional key; falsy results become '') and assigns them into
- * requestOptions[outerKey]; `getDecrypted` fills the type's property defaults.
+ * a function is called with the decrypted data and the request options, and what it returns is
+ * the request; `getDecrypted` fills the type's property defaults.
  */
-import { ICredentialsHelper, NodeHelpers, deepCopy, isExpression } from 'n8n-workflow';
+import { ICredentialsHelper, NodeHelpers, deepCopy } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	ICredentials,
 	ICredentialsExpressionResolveValues,
-	IDataObject,
 	IExecuteData,
 	IHttpRequestOptions,
-	INode,
 	INodeParameters,
 	INodeProperties,
 	IRequestOptionsSimplified,
 	IWorkflowExecuteAdditionalData,
-	Workflow,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
@@ -59,26 +55,13 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		typeName: string,
-		incomingRequestOptions: IHttpRequestOptions | IRequestOptionsSimplified,
-		workflow?: Workflow,
-		node?: INode,
+		requestOptions: IHttpRequestOptions | IRequestOptionsSimplified,
 	): Promise<IHttpRequestOptions> {
-		const requestOptions = incomingRequestOptions as IHttpRequestOptions;
 		const { authenticate } = this.getType(typeName);
-		if (typeof authenticate !== 'object' || authenticate.type !== 'generic') {
-			throw new Error(`harness: only generic authenticate is supported (${typeName})`);
+		if (typeof authenticate !== 'function') {
+			throw new Error(`harness: only an authenticate function is supported (${typeName})`);
 		}
-		if (!workflow || !node) throw new Error('harness: authenticate needs the workflow and node');
-		requestOptions.headers ??= {};
-		const target = requestOptions as unknown as Record<string, Record<string, unknown>>;
-		for (const [outerKey, outerValue] of Object.entries(authenticate.properties)) {
-			for (const [key, value] of Object.entries(outerValue as IDataObject)) {
-				const resolve = (text: string) => resolveCredentialValue(text, credentials, workflow, node);
-				target[outerKey] ??= {};
-				target[outerKey][resolve(key)] = resolve(value as string);
-			}
-		}
-		return requestOptions;
+		return await authenticate(credentials, requestOptions as IHttpRequestOptions);
 	}
 
 	async preAuthentication(): Promise<undefined> {
@@ -143,23 +126,4 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	getCredentialsProperties(type: string): INodeProperties[] {
 		return this.getType(type).properties;
 	}
-}
-
-/** As the CLI's CredentialsHelper.resolveValue: falsy results become ''. */
-function resolveCredentialValue(
-	value: string,
-	credentials: ICredentialDataDecryptedObject,
-	workflow: Workflow,
-	node: INode,
-): string {
-	if (!isExpression(value)) return value;
-	const resolved = workflow.expression.getSimpleParameterValue(
-		node,
-		value,
-		'internal',
-		{ $credentials: credentials },
-		undefined,
-		'',
-	);
-	return resolved ? resolved.toString() : '';
 }

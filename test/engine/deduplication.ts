@@ -9,7 +9,8 @@
  * compared, extended, trimmed to maxEntries from the oldest, and written back, with a database
  * round trip between the read and the write and no lock, so that two callers at the same time can
  * both find an item new and one write can undo the other's; the first record is inserted, and a
- * second insert of the same record fails as the database's primary key makes it.
+ * second insert of the same record fails as the database's primary key makes it. removeProcessed
+ * takes each item out by searching the whole record for it, as n8n's does.
  */
 import { DataDeduplicationService } from 'n8n-core';
 import type {
@@ -24,8 +25,23 @@ import type {
 /** One record's hashes, by "<workflow id> <context>". */
 const records = new Map<string, string[]>();
 
+/** Calls made, and calls still to fail as a database out of reach would (for tests that look). */
+let calls = 0;
+let failing = 0;
+
 /** A database round trip: other work runs in between, as it does while n8n awaits its database. */
-const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
+async function roundTrip(): Promise<void> {
+	await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** Each call to the store: counted, and refused while a test makes the database unreachable. */
+function reachDatabase(): void {
+	calls++;
+	if (failing > 0) {
+		failing--;
+		throw new Error('harness: the database cannot be reached');
+	}
+}
 
 function recordKey(scope: DeduplicationScope, data: ICheckProcessedContextData): string {
 	const context = scope === 'node' ? `n:${data.node?.id ?? ''}` : '';
@@ -40,6 +56,7 @@ const harnessDeduplicator: IDataDeduplicator = {
 		options: ICheckProcessedOptions,
 	): Promise<IDeduplicationOutput> {
 		if (options.mode !== 'entries') throw new Error('harness: only mode "entries" is reproduced');
+		reachDatabase();
 		const key = recordKey(scope, data);
 		await roundTrip();
 		const found = records.get(key);
@@ -67,13 +84,26 @@ const harnessDeduplicator: IDataDeduplicator = {
 		records.set(key, trimmed(written));
 		return output;
 	},
-	async removeProcessed() {
-		throw new Error('harness: removeProcessed is not reproduced');
+	async removeProcessed(items, scope, data) {
+		reachDatabase();
+		const key = recordKey(scope, data);
+		await roundTrip();
+		const found = records.get(key);
+		if (!found) return;
+		const written = [...found];
+		for (const value of items.map(String)) {
+			const index = written.findIndex((entry) => entry === value);
+			if (index !== -1) written.splice(index, 1);
+		}
+		await roundTrip();
+		records.set(key, written);
 	},
 	async clearAllProcessedItems(scope, data) {
+		reachDatabase();
 		records.delete(recordKey(scope, data));
 	},
 	async getProcessedDataCount(scope, data) {
+		reachDatabase();
 		return records.get(recordKey(scope, data))?.length ?? 0;
 	},
 };
@@ -85,6 +115,21 @@ export function installDeduplication(): void {
 	if (installed) return;
 	installed = true;
 	void DataDeduplicationService.init(harnessDeduplicator);
+}
+
+/** The values a node's record holds (scope 'node'), oldest first, for tests that look. */
+export function recordOf(workflowId: string, nodeId: string): readonly string[] {
+	return records.get(`${workflowId} n:${nodeId}`) ?? [];
+}
+
+/** How many calls the store has had in this test process. */
+export function storeCalls(): number {
+	return calls;
+}
+
+/** The next `count` calls to the store fail, as with a database out of reach. */
+export function failStoreCalls(count: number): void {
+	failing = count;
 }
 
 /** What the store holds for a workflow (all its records), for tests that look. */

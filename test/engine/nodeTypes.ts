@@ -73,9 +73,37 @@ class SetItems implements INodeType {
 	}
 }
 
+/**
+ * A write-back as users build it (a Set or Google Sheets node): one item per input item, with the
+ * value of one expression evaluated for it, e.g. `{{ $('Contacts').item.json.row_number }}`, which
+ * n8n resolves through the items' pairing.
+ */
+class WriteBack implements INodeType {
+	description: INodeType['description'] = {
+		displayName: 'Write Back',
+		name: 'writeBack',
+		group: ['transform'],
+		version: 1,
+		description: 'Evaluates Value for every item',
+		defaults: { name: 'Write Back' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [{ displayName: 'Value', name: 'value', type: 'string', default: '' }],
+	};
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [
+			this.getInputData().map((_, item) => ({
+				json: { value: this.getNodeParameter('value', item) as string },
+				pairedItem: { item },
+			})),
+		];
+	}
+}
+
 /** Type names of the harness's helper nodes, for building specs. */
 export const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
 export const SET_ITEMS = 'harness.setItems';
+export const WRITE_BACK = 'harness.writeBack';
 export const BULK_SMS = `${PACKAGE_NAME}.bulkSms`;
 export const BULK_SMS_TRIGGER = `${PACKAGE_NAME}.bulkSmsTrigger`;
 export const BULK_SMS_STATUS_TRIGGER = `${PACKAGE_NAME}.bulkSmsStatusTrigger`;
@@ -148,6 +176,7 @@ export function buildNodeTypes(extra: Record<string, AnyNodeType> = {}): Harness
 	return new HarnessNodeTypes({
 		[MANUAL_TRIGGER]: new ManualTrigger(),
 		[SET_ITEMS]: new SetItems(),
+		[WRITE_BACK]: new WriteBack(),
 		...extra,
 	});
 }

@@ -24,6 +24,7 @@ import type {
 } from 'n8n-workflow';
 
 import { HarnessCredentialsHelper } from './credentials';
+import { installDeduplication } from './deduplication';
 import {
 	buildNodeTypes,
 	MANUAL_TRIGGER,
@@ -43,14 +44,21 @@ export interface EngineOptions {
 }
 
 export interface WorkflowSpec extends EngineOptions {
-	/** The workflow's id (n8n's deduplication store keeps its records by it). */
+	/**
+	 * The workflow's id: n8n's deduplication store keeps its records by it (Send's record of
+	 * accepted sends among them). Each run gets a new one unless a test gives it, to run the
+	 * same workflow again.
+	 */
 	workflowId?: string;
+	/** How n8n runs it: 'manual' (the editor, the default), 'trigger', 'retry', 'cli', ... */
+	mode?: WorkflowExecuteMode;
 	nodes: INode[];
 	connections: IConnections;
 	staticData?: IDataObject;
 }
 
 let executionCounter = 0;
+let workflowCounter = 0;
 
 /**
  * Gives each node an `INodeCredentialsDetails` for every credential type its description
@@ -77,7 +85,7 @@ function attachCredentials(
 export function buildWorkflow(spec: WorkflowSpec): Workflow {
 	const nodeTypes = buildNodeTypes(spec.nodeTypes);
 	return new Workflow({
-		id: spec.workflowId ?? 'harness-workflow',
+		id: spec.workflowId ?? `harness-workflow-${++workflowCounter}`,
 		name: 'Harness workflow',
 		nodes: attachCredentials(spec.nodes, nodeTypes, spec.credentials ?? {}),
 		connections: spec.connections,
@@ -145,16 +153,26 @@ export function buildAdditionalData(
 }
 
 /**
- * Runs the workflow from its Manual Trigger with n8n-core's WorkflowExecute, mode 'manual'.
- * `spec.staticData` is the object the Workflow wraps, so nodes' writes land in it; the
- * product would not save them (hookFunctionsSave skips static data in manual mode).
+ * Runs the workflow from its Manual Trigger with n8n-core's WorkflowExecute, mode 'manual'
+ * unless the spec says otherwise. `spec.staticData` is the object the Workflow wraps, so nodes'
+ * writes land in it; the product would not save them in manual mode (hookFunctionsSave).
  */
 export async function runWorkflow(spec: WorkflowSpec): Promise<IRun> {
+	return await startWorkflow(spec);
+}
+
+/**
+ * Starts the run and gives n8n's cancellable promise: `cancel()` is what the editor's Stop does
+ * (n8n-core aborts the execution's signal, which the node's requests and waits observe).
+ */
+export function startWorkflow(spec: WorkflowSpec): ReturnType<WorkflowExecute['run']> {
+	installDeduplication();
+	const mode = spec.mode ?? 'manual';
 	const workflow = buildWorkflow(spec);
-	const additionalData = buildAdditionalData(workflow, spec, 'manual');
+	const additionalData = buildAdditionalData(workflow, spec, mode);
 	const startNode = Object.values(workflow.nodes).find((n) => n.type === MANUAL_TRIGGER);
 	if (!startNode) throw new Error('harness: the workflow needs a Manual Trigger');
-	return await new WorkflowExecute(additionalData, 'manual').run({ workflow, startNode });
+	return new WorkflowExecute(additionalData, mode).run({ workflow, startNode });
 }
 
 /** The items a node emitted on one output in its last run. */

@@ -8,13 +8,14 @@ import type { IExecuteFunctions, INodeExecutionData, INodePropertyOptions } from
 import { NodeOperationError } from 'n8n-workflow';
 
 import { executeGetStatus } from '../operations/getStatus';
-import { executeSend } from '../operations/send';
+import { executeSend, type RecordTurns } from '../operations/send';
 
 interface Operation extends INodePropertyOptions {
 	value: string;
 	/** also the name n8n gives a node added from this action, and the node's subtitle */
 	action: string;
-	execute: (this: IExecuteFunctions) => Promise<INodeExecutionData[]>;
+	/** `turns`: this process's turns at Send's record (operations/send/record.ts). */
+	execute: (this: IExecuteFunctions, turns: RecordTurns) => Promise<INodeExecutionData[]>;
 }
 
 export const OPERATIONS: Operation[] = [
@@ -44,7 +45,10 @@ export function operationOptions(): INodePropertyOptions[] {
 	}));
 }
 
-export async function route(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+export async function route(
+	this: IExecuteFunctions,
+	turns: RecordTurns,
+): Promise<INodeExecutionData[][]> {
 	const value = this.getNodeParameter('operation', 0) as string;
 	const operation = OPERATIONS.find((candidate) => candidate.value === value);
 	if (!operation) {
@@ -57,5 +61,5 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 			},
 		);
 	}
-	return [await operation.execute.call(this)];
+	return [await operation.execute.call(this, turns)];
 }

@@ -13,13 +13,17 @@ export interface Request {
 }
 
 /**
- * A row of Send that was never sent (skipped, failed, refused; or unknown without a batch): no
- * batch to read, so it passes through, paired, saying so.
+ * A row of Send with no batch of this run to read (skipped, failed, refused; unknown without a
+ * batch; or sent by an earlier run, whose batch this run does not know): it passes through,
+ * paired, saying so.
  */
 export interface NotSent {
 	itemIndex: number;
-	/** `unknown` when the service may have taken the send (it gave no batch to read). */
-	outcome: 'not sent' | 'unknown';
+	/**
+	 * `unknown` when the service may have taken the send (it gave no batch to read); `sent before`
+	 * when an earlier run of Send sent it (its batch id is in that run's output).
+	 */
+	outcome: 'not sent' | 'unknown' | 'sent before';
 	send_outcome: string;
 	msisdn: string | null;
 	reason: string | null;

@@ -1,20 +1,22 @@
 /**
- * A row of Send's output that was never sent (skipped, failed, refused, or unknown without a
- * batch) has no batch to read: it passes through, paired, saying so, in the chosen output's
- * columns, instead of failing the run.
+ * A row of Send's output with no batch to read (never sent: skipped, failed, refused, or unknown
+ * without a batch; or sent by an earlier run, held back by Send's record) passes through, paired,
+ * saying so, in the chosen output's columns, instead of failing the run.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { NotSent } from './model';
 
-/** A row of Send that has no batch because it was not sent, as Send's send_outcome says. */
+/** A row of Send that has no batch of its own, as Send's send_outcome says. */
 export function notSentRow(json: IDataObject | undefined, itemIndex: number): NotSent | undefined {
 	const sendOutcome = json?.send_outcome;
 	if (typeof sendOutcome !== 'string' || sendOutcome === 'accepted') return undefined;
 	const text = (value: unknown) => (typeof value === 'string' ? value : null);
+	const outcome =
+		sendOutcome === 'unknown' || sendOutcome === 'sent before' ? sendOutcome : 'not sent';
 	return {
 		itemIndex,
-		outcome: sendOutcome === 'unknown' ? 'unknown' : 'not sent',
+		outcome,
 		send_outcome: sendOutcome,
 		msisdn: text(json?.msisdn),
 		reason: text(json?.reason) ?? text(json?.error),

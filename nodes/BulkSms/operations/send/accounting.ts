@@ -6,16 +6,17 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { count, listFew } from '../../../shared/domain/words';
-import type { Send } from './model';
-import { itemOf } from './plan';
-import type { RequestResult, SendResults } from './run';
+import { itemOf, type RequestResult, type Send, type SendResults } from './model';
 
-/** The sentence about the request that failed, and about the later chunks of its send. */
-export function explainRequest(result: RequestResult, destinations: readonly string[]): string {
+type Failed = Extract<RequestResult, { failure: unknown }>;
+
+/** The sentence about the request that failed. */
+export function explainRequest(result: Failed): string {
+	const { sent } = result;
 	if (result.outcome === 'unknown') {
-		return `The outcome for this request's ${count(destinations.length)} destination(s) is unknown: ${listFew(destinations)}.`;
+		return `The outcome for this request's ${count(sent.length)} destination(s) is unknown: ${listFew(sent)}.`;
 	}
-	return `This request's ${count(destinations.length)} destination(s) were not sent.`;
+	return `This request's ${count(sent.length)} destination(s) were not sent.`;
 }
 
 interface Entry {
@@ -31,16 +32,18 @@ function entriesOf({ send, results }: SendResults): Entry[] {
 	const entries: Entry[] = [];
 	results.forEach((result, index) => {
 		const outcome = result.outcome === 'not attempted' ? 'not sent' : result.outcome;
-		const batchId = 'response' in result ? result.response?.batch_id : undefined;
-		const byItem = new Map<number, string[]>();
-		for (const destination of send.chunks[index]) {
-			const item = itemOf(send, destination);
-			const list = byItem.get(item);
-			if (list) list.push(destination);
-			else byItem.set(item, [destination]);
+		const batchIds =
+			'response' in result && result.response?.batch_id ? [result.response.batch_id] : [];
+		if ('sentBefore' in result) {
+			const held = result.sentBefore.map((number) => number.msisdn);
+			for (const [item, destinations] of byItem(send, held)) {
+				entries.push({ item, outcome: 'sent before', batch_ids: [], destinations });
+			}
 		}
-		for (const [item, destinations] of byItem) {
-			entries.push({ item, outcome, batch_ids: batchId ? [batchId] : [], destinations });
+		if (result.outcome === 'sent before') return;
+		const sent = 'sent' in result ? result.sent : send.chunks[index];
+		for (const [item, destinations] of byItem(send, sent)) {
+			entries.push({ item, outcome, batch_ids: batchIds, destinations });
 		}
 	});
 	for (const skipped of send.skipped) {
@@ -50,8 +53,21 @@ function entriesOf({ send, results }: SendResults): Entry[] {
 	return entries;
 }
 
+/** The numbers grouped by the item each came from, in order. */
+function byItem(send: Send, numbers: readonly string[]): Map<number, string[]> {
+	const groups = new Map<number, string[]>();
+	for (const msisdn of numbers) {
+		const item = itemOf(send, msisdn);
+		const group = groups.get(item);
+		if (group) group.push(msisdn);
+		else groups.set(item, [msisdn]);
+	}
+	return groups;
+}
+
 interface Tally {
 	batches: string[];
+	sentBefore: number;
 	accepted: number;
 	unknown: string[];
 	unknownRequests: number;
@@ -64,6 +80,7 @@ interface Tally {
 function tally(all: readonly SendResults[]): Tally {
 	const t: Tally = {
 		batches: [],
+		sentBefore: 0,
 		accepted: 0,
 		unknown: [],
 		unknownRequests: 0,
@@ -78,8 +95,12 @@ function tally(all: readonly SendResults[]): Tally {
 	return t;
 }
 
-function count1(t: Tally, send: Send, result: RequestResult, destinations: string[]): void {
+function count1(t: Tally, send: Send, result: RequestResult, chunk: string[]): void {
+	if ('sentBefore' in result) t.sentBefore += result.sentBefore.length;
+	const destinations = 'sent' in result ? result.sent : chunk;
 	switch (result.outcome) {
+		case 'sent before':
+			return;
 		case 'accepted':
 			t.batches.push(String(result.response.batch_id));
 			t.accepted += destinations.length;
@@ -115,6 +136,9 @@ export function accountOfRun(all: readonly SendResults[]): {
 		t.batches.length > 0
 			? `Accepted: ${count(t.accepted)} destination(s) in ${count(t.batches.length)} batch(es): ${listFew(t.batches)}.`
 			: 'No batch was accepted.',
+		t.sentBefore > 0
+			? `Sent before by an earlier run, so not sent again: ${count(t.sentBefore)} destination(s).`
+			: '',
 		t.unknown.length > 0
 			? `Outcome unknown: ${count(t.unknown.length)} destination(s) in ${count(t.unknownRequests)} request(s): ${listFew(t.unknown)}; check before resending them.`
 			: '',

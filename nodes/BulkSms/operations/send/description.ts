@@ -60,6 +60,14 @@ export const sendDescription: INodeProperties[] = [
 		displayOptions: { show: { operation: ['send'], validity: ['until'] } },
 	},
 	{
+		displayName:
+			'Each number gets a message once: a Retry, or running the workflow again after an error, Stop or a crash, sends only what the service had not accepted. A run in production that reaches everyone ends the campaign. See Options → Send Each Number Once.',
+		name: 'onceNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: showForSend,
+	},
+	{
 		displayName: 'Options',
 		name: 'sendOptions',
 		type: 'collection',
@@ -68,12 +76,21 @@ export const sendDescription: INodeProperties[] = [
 		displayOptions: showForSend,
 		options: [
 			{
+				displayName: 'Campaign',
+				name: 'campaign',
+				type: 'string',
+				default: '',
+				placeholder: 'spring-sale',
+				description:
+					"A name for this campaign in Send's record, so that it is resumed apart from other messages this node sends. Empty: this node's messages are one campaign.",
+			},
+			{
 				displayName: 'Combine All Items Into One Batch',
 				name: 'combineItems',
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to send one message to the destinations of every input item together (bulk from a sheet), instead of one batch per item. The message is taken from the first item.',
+					'Whether to send one message to the destinations of every input item together (bulk from a sheet), instead of one batch per item. The message is taken from the first item. To write results back row by row, set Output to One Item per Destination.',
 			},
 			{
 				displayName: 'Concurrent Requests',
@@ -109,7 +126,7 @@ export const sendDescription: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether items whose message and validity come out the same are sent together as one batch: fewer requests and one batch ID, each number still paired with its own item',
+					'Whether items whose message and validity come out the same are sent together as one batch: fewer requests and one batch ID, each number still paired with its own item. To write results back row by row, set Output to One Item per Destination.',
 			},
 			{
 				displayName: 'Invalid Numbers',
@@ -166,7 +183,68 @@ export const sendDescription: INodeProperties[] = [
 					},
 				],
 			},
+			{
+				displayName: 'Resend Numbers With Unknown Outcome',
+				name: 'resendUnknown',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to send again the numbers an earlier run handed to the service without learning whether it took them (a crash, a broken connection, an error answer). Check them first with Get Delivery Status or your provider: if the service took them, they get the message twice.',
+			},
 			formatOption,
+			{
+				displayName: 'Resume Within (Hours)',
+				name: 'resumeWithinHours',
+				type: 'number',
+				default: 12,
+				typeOptions: { minValue: 1, maxValue: 168 },
+				description:
+					"An unfinished campaign is resumed by runs within this many hours of the record's last use; a later run starts afresh and sends to everyone. A Retry always resumes.",
+			},
+			{
+				displayName: 'Send Each Number Once',
+				name: 'sendEachNumberOnce',
+				type: 'boolean',
+				default: true,
+				description:
+					"Whether a number gets each text once: a row that repeats an earlier row's number and text is not sent, nor a number this node sent the same text in a campaign not yet finished (it says when it was sent). Off: every row is sent as given, also again.",
+			},
+			{
+				displayName: 'Sending Speed Limit',
+				name: 'speedLimit',
+				type: 'fixedCollection',
+				default: {},
+				placeholder: 'Add Speed Limit',
+				description:
+					"The most messages (one per number) sent per second, minute or hour over all requests in flight: a provider's or carrier's throughput limit. A long campaign can be stopped and run again to resume.",
+				options: [
+					{
+						displayName: 'Limit',
+						name: 'limit',
+						values: [
+							{
+								displayName: 'Messages',
+								name: 'messages',
+								type: 'number',
+								default: 100,
+								typeOptions: { minValue: 1 },
+								description: 'How many messages may go out per period',
+							},
+							{
+								displayName: 'Per',
+								name: 'per',
+								type: 'options',
+								default: 'minute',
+								options: [
+									{ name: 'Second', value: 'second' },
+									{ name: 'Minute', value: 'minute' },
+									{ name: 'Hour', value: 'hour' },
+								],
+							},
+						],
+					},
+				],
+			},
 			{
 				displayName: 'Smart Encoding',
 				name: 'smartEncoding',

@@ -2,10 +2,11 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { accountsOfRun, restated } from '../../../shared/transport';
 import { accountOfRun, explainRequest } from './accounting';
+import type { Plan, SendResults } from './model';
 import { batchItems, destinationRows, failedItem, failedRows } from './output';
-import type { Plan } from './model';
 import { planSend } from './plan';
-import { sendAll, type SendResults } from './run';
+import type { RecordTurns } from './record';
+import { isFailure, sendAll } from './run';
 
 /**
  * One batch per input item, items with the same message together, or all items in one
@@ -13,11 +14,14 @@ import { sendAll, type SendResults } from './run';
  * anything is sent, requests go out with bounded concurrency, and the output keeps the
  * input order. A failure says what became of every destination of the run.
  */
-export async function executeSend(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+export async function executeSend(
+	this: IExecuteFunctions,
+	turns: RecordTurns,
+): Promise<INodeExecutionData[]> {
 	// One credential read per item for the settings and all that item's requests.
 	const accountOf = accountsOfRun.call(this);
 	const plan = await planSend.call(this, accountOf);
-	const sent = await sendAll.call(this, plan.sends, plan.settings.concurrency, accountOf);
+	const sent = await sendAll.call(this, plan, accountOf, turns);
 	if (!this.continueOnFail()) throwFirstFailure(sent);
 	return plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
 }
@@ -27,13 +31,13 @@ export async function executeSend(this: IExecuteFunctions): Promise<INodeExecuti
  * what became of that request and of every destination of the run.
  */
 function throwFirstFailure(sent: readonly SendResults[]): void {
-	for (const { send, results } of sent) {
-		for (const [index, result] of results.entries()) {
-			if (result.outcome === 'accepted' || result.outcome === 'not attempted') continue;
-			const { failure } = result;
+	for (const { results } of sent) {
+		for (const result of results) {
+			if (!isFailure(result)) continue;
 			const { sentences, items } = accountOfRun(sent);
-			const said = [failure.description, explainRequest(result, send.chunks[index]), ...sentences];
-			throw restated(failure, { description: said.filter(Boolean).join(' '), context: { items } });
+			const said = [result.failure.description, explainRequest(result), ...sentences];
+			const description = said.filter(Boolean).join(' ');
+			throw restated(result.failure, { description, context: { items } });
 		}
 	}
 }

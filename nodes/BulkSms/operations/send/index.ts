@@ -1,2 +1,3 @@
 export { sendDescription } from './description';
 export { executeSend } from './execute';
+export { RecordTurns } from './record';

@@ -2,7 +2,7 @@
  * Reads what every item asks for, once: the run's settings, then per item its message,
  * validity, options and numbers (opted-out ones left out, with why). Nothing is sent here.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { isExpression, NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../../../shared/domain/body';
@@ -13,39 +13,88 @@ import {
 	type Validity,
 	type ValidityChoice,
 } from '../../../shared/domain/validity';
+import {
+	ASK_N8N,
+	compileJsonExpression,
+	type JsonExpression,
+} from '../../../shared/jsonExpressions';
 import { serviceSettings, type AccountOf } from '../../../shared/transport';
 import { NO_NUMBER, OPTED_OUT, type ItemSend, type RunSettings } from './model';
+import type { SpeedLimitSetting } from './speedLimit';
 
 /** As in the option's description; an expression cannot open more connections than this. */
 const MAX_CONCURRENCY = 32;
+/** Resume Within (Hours): at most a week, the longest validity a message usually has. */
+const MAX_RESUME_HOURS = 168;
 
 export type Reader = <T>(name: string, item: number, fallback: T) => T;
 
 /**
- * A parameter that is not an expression is the same for every item: it is read once. n8n
- * resolves an expression per item, which is what costs with thousands of items (and an
- * opt-out list read from another node would be resolved once per item).
+ * Reads parameters per item, as getNodeParameter does. A parameter that is not an expression
+ * is the same for every item: it is read once (an opt-out list read from another node would
+ * otherwise be resolved per item). An expression that only reads the item's own JSON
+ * (`{{ $json.phone }}`, `Hi {{ $json.name }}`) is resolved from the item by jsonExpressions.ts,
+ * which gives what n8n would; anything else is left to n8n, per item.
  */
 export function parameterReader(context: IExecuteFunctions): Reader {
-	const fixed = new Map<string, unknown>();
+	const sources = new Map<string, Source>();
 	const parameters = context.getNode().parameters;
-	return <T>(name: string, item: number, fallback: T): T => {
-		if (fixed.has(name)) return fixed.get(name) as T;
+	let itemJson: ItemJson | undefined;
+	const sourceOf = (name: string, item: number, fallback: unknown): Source => {
 		const raw = name.split('.').reduce<unknown>((value, key) => {
 			return value && typeof value === 'object'
 				? (value as Record<string, unknown>)[key]
 				: undefined;
 		}, parameters);
-		const value = context.getNodeParameter(name, item, fallback) as T;
-		if (!isExpression(raw)) fixed.set(name, value);
-		return value;
+		if (!isExpression(raw)) return { fixed: context.getNodeParameter(name, item, fallback) };
+		const expression = compileJsonExpression(raw);
+		if (expression === undefined) return { expression };
+		itemJson ??= itemJsonOf(context);
+		return itemJson.json ? { expression, json: itemJson.json } : { expression: undefined };
+	};
+	return <T>(name: string, item: number, fallback: T): T => {
+		let source = sources.get(name);
+		if (source === undefined) sources.set(name, (source = sourceOf(name, item, fallback)));
+		if ('fixed' in source) return source.fixed as T;
+		if (source.expression) {
+			const value = source.expression(source.json(item));
+			if (value !== ASK_N8N) return value as T;
+		}
+		return context.getNodeParameter(name, item, fallback) as T;
 	};
 }
 
-export function readSettings(read: Reader): RunSettings {
+/** How a parameter is read: once for the run, or per item (from the item's JSON when it can). */
+type Source =
+	| { fixed: unknown }
+	| { expression: JsonExpression; json: (item: number) => unknown }
+	| { expression: undefined };
+
+interface ItemJson {
+	json?: (item: number) => unknown;
+}
+
+/**
+ * The input items' JSON, which is what `$json` means in n8n's expressions when the node runs
+ * in a workflow; none when n8n's `$json` is something else (as an AI agent's tool, n8n
+ * resolves `$json` over the agent's items while the input is the tool call).
+ */
+function itemJsonOf(context: IExecuteFunctions): ItemJson {
+	const items = context.getInputData();
+	try {
+		if (items.length > 0 && context.getWorkflowDataProxy(0).$json === items[0].json)
+			return { json: (item) => items[item].json };
+	} catch {
+		// n8n has no `$json` here: it evaluates each item's parameters itself.
+	}
+	return {};
+}
+
+export function readSettings(this: IExecuteFunctions, read: Reader): RunSettings {
 	const option = <T>(name: string, fallback: T) => read(`sendOptions.${name}`, 0, fallback);
 	// null, not undefined: n8n refuses a missing parameter whose fallback is undefined.
 	const maxCredits = option<unknown>('maxCredits', null);
+	const resumeWithin = Math.floor(numberOr(option('resumeWithinHours', 12), 12));
 	return {
 		combine: option('combineItems', false),
 		group: option('groupSameMessage', false),
@@ -55,7 +104,29 @@ export function readSettings(read: Reader): RunSettings {
 		),
 		output: option<string>('output', 'batch') === 'destination' ? 'destination' : 'batch',
 		maxCredits: maxCredits === null || maxCredits === '' ? undefined : maxCredits,
+		once: option<unknown>('sendEachNumberOnce', true) !== false,
+		resumeWithinHours: Math.min(MAX_RESUME_HOURS, Math.max(1, resumeWithin)),
+		resendUnknown: option<unknown>('resendUnknown', false) === true,
+		speedLimit: speedLimitOf.call(this, option<IDataObject>('speedLimit', {})),
 	};
+}
+
+/** Sending Speed Limit, if set: a positive number of messages per second, minute or hour. */
+function speedLimitOf(this: IExecuteFunctions, given: IDataObject): SpeedLimitSetting | undefined {
+	const limit = given.limit as IDataObject | undefined;
+	if (!limit) return undefined;
+	const messages = numberOr(limit.messages, NaN);
+	const per = limit.per ?? 'minute';
+	if (!(messages > 0) || !['second', 'minute', 'hour'].includes(per as string)) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Sending Speed Limit must be a number of messages above 0 per second, minute or hour (got ${String(limit.messages)} per ${String(per)}); nothing was sent`,
+			{
+				description: 'Give the most messages your provider takes per period, e.g. 100 per minute.',
+			},
+		);
+	}
+	return { messages, per: per as SpeedLimitSetting['per'] };
 }
 
 /** Everything read once per run (the service's time zone, the opt-out list), then a reader per item. */
@@ -86,6 +157,7 @@ export async function itemReader(
 			format: option<WireFormat>('format', 'json'),
 			maxPerRequest: Math.max(1, Math.floor(numberOr(option('maxPerRequest', 1000), 1000))),
 			onInvalid: option('onInvalid', 'skip'),
+			campaign: campaignOf.call(this, option<unknown>('campaign', ''), item),
 			destinations: [],
 			skipped: [],
 			duplicates: 0,
@@ -156,6 +228,16 @@ export function numberOr(value: unknown, fallback: number): number {
 	return Number.isFinite(number) ? number : fallback;
 }
 
+/** The Campaign option as text: a name or a number; anything else from an expression is refused. */
+function campaignOf(this: IExecuteFunctions, value: unknown, itemIndex: number): string {
+	if (value === undefined || value === null) return '';
+	if (typeof value === 'string' || typeof value === 'number') return String(value).trim();
+	throw new NodeOperationError(this.getNode(), `The campaign is not text (got ${kindOf(value)})`, {
+		description: 'Campaign must give a name, e.g. spring-sale; check its expression.',
+		itemIndex,
+	});
+}
+
 /** The message as text; a list or an object from an expression is refused in words. */
 function messageOf(this: IExecuteFunctions, value: unknown, itemIndex: number): string {
 	const text =
@@ -165,15 +247,7 @@ function messageOf(this: IExecuteFunctions, value: unknown, itemIndex: number): 
 				? `${value}`
 				: undefined;
 	if (text === undefined) {
-		const got =
-			value === null || value === undefined
-				? 'nothing'
-				: Array.isArray(value)
-					? 'a list'
-					: typeof value === 'object'
-						? 'an object'
-						: `a ${typeof value}`;
-		throw new NodeOperationError(this.getNode(), `The message is not text (got ${got})`, {
+		throw new NodeOperationError(this.getNode(), `The message is not text (got ${kindOf(value)})`, {
 			description: 'Message must give the text to send; check its expression.',
 			itemIndex,
 		});
@@ -185,6 +259,12 @@ function messageOf(this: IExecuteFunctions, value: unknown, itemIndex: number): 
 		});
 	}
 	return text;
+}
+
+function kindOf(value: unknown): string {
+	if (value === null || value === undefined) return 'nothing';
+	if (Array.isArray(value)) return 'a list';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function validityOf(

@@ -1,13 +1,15 @@
 /**
- * What a send is made of, from what each item gave to the requests that go out: shared by the
- * reading of items (itemReader.ts), the refusal of bad rows (refusals.ts), the plan (plan.ts), and
- * the run and its output.
+ * What a send is made of, from what each item gave to the requests that go out and what became
+ * of them: the vocabulary every module of Send stands on (reading items, refusals, the plan, the
+ * run, the record, the output).
  */
 import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { WireFormat } from '../../../shared/domain/body';
 import type { MessageMeasure, SmartEncoding } from '../../../shared/domain/message';
+import type { SendResponse } from '../../../shared/domain/responses';
 import type { Validity } from '../../../shared/domain/validity';
+import type { SpeedLimitSetting } from './speedLimit';
 
 export const OPTED_OUT = 'opted out';
 export const DUPLICATE = 'duplicate';
@@ -44,11 +46,20 @@ export interface RunSettings {
 	output: 'batch' | 'destination';
 	/** As given; checked when the credits are counted. */
 	maxCredits?: unknown;
+	/** Send Each Number Once: repeated rows and numbers sent before (the record) are held back. */
+	once: boolean;
+	/** Hours after the record was last used that an unfinished campaign is resumed. */
+	resumeWithinHours: number;
+	/** Numbers an earlier run left with an unknown outcome are sent again. */
+	resendUnknown: boolean;
+	speedLimit?: SpeedLimitSetting;
 }
 
 /** One message to the numbers of one or more items; several requests when it is long. */
 export interface Send {
 	items: number[];
+	/** The Campaign option of its items (empty unless named): part of what "the same send" is. */
+	campaign: string;
 	/** The text as sent (after Smart Encoding). */
 	message: string;
 	measure: MessageMeasure;
@@ -60,6 +71,7 @@ export interface Send {
 	sources: Map<string, number>;
 	skipped: Skipped[];
 	duplicates: number;
+	maxPerRequest: number;
 	chunks: string[][];
 }
 
@@ -79,4 +91,43 @@ export interface ItemSend extends Numbers {
 	maxPerRequest: number;
 	onInvalid: string;
 	duplicates: number;
+	campaign: string;
+}
+
+/** The input item a destination of this send came from. */
+export function itemOf(send: Send, destination: string): number {
+	return send.sources.get(destination) ?? send.items[0];
+}
+
+export type Failure = NodeApiError | NodeOperationError;
+
+/** A number of a request that an earlier run sent: held back, with what became of it then. */
+export interface SentBefore {
+	msisdn: string;
+	/** The service accepted it then; otherwise its outcome is unknown. */
+	accepted: boolean;
+}
+
+/**
+ * What became of one request. `not accepted`: the service refused it (nothing taken); `unknown`:
+ * it may have been taken; `not sent`: it certainly was not; `sent before`: every number of it was
+ * sent by an earlier run; `not attempted`: it never started because the run stopped first.
+ * `sent` is what the request carried (its numbers less those sent before).
+ */
+export type RequestResult =
+	| { outcome: 'accepted'; response: SendResponse; sent: string[]; sentBefore: SentBefore[] }
+	| {
+			outcome: 'not accepted' | 'unknown' | 'not sent';
+			response?: SendResponse;
+			failure: Failure;
+			sent: string[];
+			sentBefore: SentBefore[];
+	  }
+	| { outcome: 'sent before'; sentBefore: SentBefore[] }
+	| { outcome: 'not attempted' };
+
+export interface SendResults {
+	send: Send;
+	/** One per chunk, in chunk order. */
+	results: RequestResult[];
 }

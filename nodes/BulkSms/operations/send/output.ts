@@ -1,17 +1,30 @@
 /**
- * The output items of a send: one per batch (request), or one per destination given. A row that
- * was not sent (skipped, or failed under Continue On Fail) is paired with its input like the
- * others and read the same way: `send_outcome`, `batch_id` (null), `reason`.
+ * The output items of a send: one per batch (request), or one per destination given. Every item
+ * of one kind has the same columns, in the same order, null where they do not apply, so that
+ * n8n's Table view and a sheet write-back read every row alike. A row that was not sent (skipped,
+ * sent before, or failed under Continue On Fail) is paired with its input like the others and read
+ * the same way: `send_outcome`, `batch_id` (null), `reason`.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { creditsFor } from '../../../shared/domain/message';
 import { pairedWith } from '../../../shared/items';
 import { explainRequest } from './accounting';
-import type { ItemFailure, Send, Skipped } from './model';
-import { itemOf } from './plan';
+import {
+	itemOf,
+	type ItemFailure,
+	type RequestResult,
+	type Send,
+	type SendResults,
+	type SentBefore,
+	type Skipped,
+} from './model';
 import { entriesText, isLeftOut } from './refusals';
-import type { RequestResult, SendResults } from './run';
+
+/** Why a number is held back: an earlier run of this node sent it this text. */
+export const SENT_BEFORE = 'sent before: accepted in an earlier run of this node';
+export const SENT_BEFORE_UNKNOWN =
+	'sent before, outcome unknown: an earlier run of this node stopped before the answer (check it, or set Resend Numbers With Unknown Outcome)';
 
 /** The message as sent to this many numbers: encoding, parts, credits and validity. */
 function measureFields(send: Send, destinations: number): IDataObject {
@@ -39,9 +52,51 @@ function messageFields(send: Send, destinations: number): IDataObject {
 	return fields;
 }
 
+function sentBeforeEntries(sentBefore: readonly SentBefore[], item: (msisdn: string) => number) {
+	return sentBefore.map(
+		({ msisdn, accepted }): Skipped => ({
+			input: msisdn,
+			reason: accepted ? SENT_BEFORE : SENT_BEFORE_UNKNOWN,
+			item: item(msisdn),
+		}),
+	);
+}
+
 // ---------------------------------------------------------------------------------------
 // One item per batch
 // ---------------------------------------------------------------------------------------
+
+/** The columns of every item of One Item per Batch, in order. */
+const BATCH: IDataObject = {
+	send_outcome: null,
+	batch_id: null,
+	accepted: null,
+	batch_size: null,
+	receive_updates: null,
+	remaining_credits: null,
+	requested: 0,
+	destinations: [],
+	dropped_by_service: 0,
+	skipped: [],
+	duplicates_removed: 0,
+	reason: null,
+	encoding: null,
+	characters: null,
+	parts: null,
+	credits_expected: null,
+	validity_period: null,
+	valid_until: null,
+	chunk: null,
+	chunks: null,
+	error: null,
+	description: null,
+	service_error: null,
+	not_sent: [],
+};
+
+function batchItem(fields: IDataObject, items: readonly number[]): INodeExecutionData {
+	return { json: { ...BATCH, ...fields }, pairedItem: pairedWith(items) };
+}
 
 export function batchItems({ send, results }: SendResults): INodeExecutionData[] {
 	if (send.chunks.length === 0) return [nothingToSend(send)];
@@ -49,31 +104,47 @@ export function batchItems({ send, results }: SendResults): INodeExecutionData[]
 	let notSent = notAttempted(send, results); // listed once, on the first failed request
 	for (const [index, result] of results.entries()) {
 		if (result.outcome === 'not attempted') continue; // listed in the failed item's not_sent
+		const items = pairedItems(send, index);
+		if (result.outcome === 'sent before') {
+			output.push(batchItem(sentBeforeJson(send, index, result.sentBefore), items));
+			continue;
+		}
 		const json = batchJson(send, index, result);
-		const pairedItem = pairedWith(pairedItems(send, index));
-		if (result.outcome === 'accepted') output.push({ json, pairedItem });
-		else {
-			output.push({ json: failedJson(send, index, result, json, notSent), pairedItem });
+		if (result.outcome !== 'accepted') {
+			Object.assign(json, failedFields(send, result, json, notSent));
 			notSent = [];
 		}
+		output.push(batchItem(json, items));
 	}
 	return output;
 }
 
 /** Every number of the items was left out: not valid, opted out, or given by an earlier item. */
 function nothingToSend(send: Send): INodeExecutionData {
-	return {
-		json: {
+	return batchItem(
+		{
 			send_outcome: 'skipped',
-			batch_id: null,
-			requested: 0,
-			destinations: [],
 			skipped: send.skipped,
 			reason: entriesText(send.skipped),
 			duplicates_removed: send.duplicates,
 			...messageFields(send, 0),
 		},
-		pairedItem: pairedWith(send.items),
+		send.items,
+	);
+}
+
+/** Every number of a request was sent by an earlier run: nothing goes out again. */
+function sentBeforeJson(send: Send, index: number, sentBefore: readonly SentBefore[]): IDataObject {
+	const first = index === 0;
+	const held = sentBeforeEntries(sentBefore, (msisdn) => itemOf(send, msisdn));
+	return {
+		send_outcome: 'sent before',
+		skipped: [...(first ? send.skipped : []), ...held],
+		duplicates_removed: first ? send.duplicates : 0,
+		reason: held.every((entry) => entry.reason === SENT_BEFORE) ? SENT_BEFORE : SENT_BEFORE_UNKNOWN,
+		...messageFields(send, 0),
+		chunk: index + 1,
+		chunks: send.chunks.length,
 	};
 }
 
@@ -85,19 +156,16 @@ export function failedItem(failure: ItemFailure): INodeExecutionData {
 	const { error } = failure;
 	const skipped = (failure.numbers ?? []).flatMap((numbers) => numbers.skipped);
 	const invalid = skipped.filter((entry) => !isLeftOut(entry));
-	return {
-		json: {
+	return batchItem(
+		{
 			send_outcome: 'failed',
-			batch_id: null,
-			requested: 0,
-			destinations: [],
 			skipped,
 			reason: invalid.length > 0 ? entriesText(invalid) : error.message,
 			error: error.message,
-			...(error.description ? { description: error.description } : {}),
+			description: error.description ?? null,
 		},
-		pairedItem: pairedWith(failure.items),
-	};
+		failure.items,
+	);
 }
 
 /** The chunk's items; the first chunk also answers for items none of whose numbers went out. */
@@ -108,23 +176,26 @@ function pairedItems(send: Send, index: number): number[] {
 	return [...items, ...send.items.filter((item) => !sending.has(item))];
 }
 
-function batchJson(send: Send, index: number, result: RequestResult): IDataObject {
-	const destinations = send.chunks[index];
-	const response = 'response' in result ? (result.response ?? {}) : {};
-	const accepted = result.outcome === 'accepted';
+type Answered = Exclude<RequestResult, { outcome: 'sent before' | 'not attempted' }>;
+
+function batchJson(send: Send, index: number, result: Answered): IDataObject {
+	const destinations = result.sent;
+	const response = result.response ?? {};
 	const first = index === 0;
+	// What was skipped belongs to the whole send, so it is reported once.
+	const held = sentBeforeEntries(result.sentBefore, (msisdn) => itemOf(send, msisdn));
 	return {
 		...response,
+		send_outcome: result.outcome,
 		requested: destinations.length,
-		dropped_by_service: accepted ? destinations.length - result.response.batch_size : 0,
 		destinations,
-		// What was skipped belongs to the whole send, so it is reported once.
-		skipped: first ? send.skipped : [],
+		dropped_by_service:
+			result.outcome === 'accepted' ? destinations.length - result.response.batch_size : 0,
+		skipped: [...(first ? send.skipped : []), ...held],
 		duplicates_removed: first ? send.duplicates : 0,
 		...messageFields(send, destinations.length),
 		chunk: index + 1,
 		chunks: send.chunks.length,
-		send_outcome: result.outcome,
 	};
 }
 
@@ -132,27 +203,22 @@ function batchJson(send: Send, index: number, result: RequestResult): IDataObjec
  * Continue On Fail: n8n's error items carry the message in `error`, so the service's own
  * `error` text moves to `service_error`; `not_sent` lists the send's numbers never tried.
  */
-function failedJson(
+function failedFields(
 	send: Send,
-	index: number,
-	result: Failed,
+	result: Exclude<Answered, { outcome: 'accepted' }>,
 	json: IDataObject,
 	notSent: string[],
 ): IDataObject {
-	const { error: serviceError, ...fields } = json;
 	const later = notSent.length > 0 ? `${notSent.length} later destination(s) were not sent.` : '';
 	return {
-		...fields,
-		...(serviceError === undefined ? {} : { service_error: serviceError }),
+		service_error: json.error ?? null,
 		not_sent: notSent,
 		error: result.failure.message,
-		description: [result.failure.description, explainRequest(result, send.chunks[index]), later]
+		description: [result.failure.description, explainRequest(result), later]
 			.filter(Boolean)
 			.join(' '),
 	};
 }
-
-type Failed = Exclude<RequestResult, { outcome: 'accepted' | 'not attempted' }>;
 
 /** The send's destinations whose request never started because one of its requests failed. */
 function notAttempted(send: Send, results: readonly RequestResult[]): string[] {
@@ -165,10 +231,7 @@ function notAttempted(send: Send, results: readonly RequestResult[]): string[] {
 // One item per destination
 // ---------------------------------------------------------------------------------------
 
-/**
- * Every row has these columns, in this order, null where they do not apply: n8n's Table view
- * and a sheet write-back then read every row alike.
- */
+/** The columns of every row of One Item per Destination, in order. */
 const ROW: IDataObject = {
 	msisdn: null,
 	input: null,
@@ -192,20 +255,32 @@ function row(item: number, fields: IDataObject): Row {
 	return { item, json: { ...ROW, ...fields }, pairedItem: { item } };
 }
 
-/** A row for every number given, sent or skipped, paired with the item it came from. */
+/** A row for every number given, sent or not, paired with the item it came from. */
 export function destinationRows({ send, results }: SendResults): Row[] {
 	const rows: Row[] = [];
 	const perNumber = measureFields(send, 1);
-	for (const [index, result] of results.entries()) {
-		const fields = { ...rowFields(result), ...perNumber };
-		for (const msisdn of send.chunks[index])
-			rows.push(row(itemOf(send, msisdn), { msisdn, ...fields }));
-	}
 	const leftOut = measureFields(send, 0);
+	for (const [index, result] of results.entries()) {
+		const held = new Set<string>();
+		if (result.outcome !== 'not attempted') {
+			for (const entry of sentBeforeEntries(result.sentBefore, (m) => itemOf(send, m))) {
+				held.add(entry.input);
+				rows.push(row(entry.item, { msisdn: entry.input, ...sentBeforeFields(entry), ...leftOut }));
+			}
+		}
+		const fields = { ...rowFields(result), ...perNumber };
+		for (const msisdn of send.chunks[index]) {
+			if (!held.has(msisdn)) rows.push(row(itemOf(send, msisdn), { msisdn, ...fields }));
+		}
+	}
 	for (const skipped of send.skipped) {
 		rows.push(row(skipped.item, { ...skippedFields(skipped), ...leftOut }));
 	}
 	return rows;
+}
+
+function sentBeforeFields(entry: Skipped): IDataObject {
+	return { input: entry.input, send_outcome: 'sent before', reason: entry.reason };
 }
 
 /** A number not sent, as its row says it: an opted-out or repeated number is a valid one. */
@@ -224,10 +299,10 @@ function rowFields(result: RequestResult): IDataObject {
 	if (result.outcome === 'accepted') {
 		return { send_outcome: 'accepted', batch_id: result.response.batch_id ?? null };
 	}
-	if (result.outcome === 'not attempted') {
+	if (result.outcome === 'not attempted' || result.outcome === 'sent before') {
 		return {
 			send_outcome: 'not sent',
-			error: 'Not sent: an earlier request of the same send failed',
+			error: 'Not sent: the run stopped before this request (an earlier request failed, or Stop)',
 		};
 	}
 	return {

@@ -13,6 +13,7 @@ import type { AccountOf } from '../../../shared/transport';
 import { itemReader, numberOr, parameterReader, readSettings } from './itemReader';
 import {
 	DUPLICATE,
+	itemOf,
 	type ItemFailure,
 	type ItemSend,
 	type Numbers,
@@ -30,7 +31,7 @@ import { checkSomethingToSend, oneError, refusedNumbers } from './refusals';
 export async function planSend(this: IExecuteFunctions, accountOf: AccountOf): Promise<Plan> {
 	const itemCount = this.getInputData().length;
 	const read = parameterReader(this);
-	const settings = readSettings(read);
+	const settings = readSettings.call(this, read);
 	const failures: ItemFailure[] = [];
 	const fail = (items: number[], error: unknown, numbers?: Numbers[]) => {
 		failures.push({ items, error: asNodeError(this, error, items[0]), numbers });
@@ -70,6 +71,9 @@ export async function planSend(this: IExecuteFunctions, accountOf: AccountOf): P
 			fail(items, error, group);
 		}
 	}
+	if (settings.once) dropRepeats(sends);
+	const perRequest = settings.speedLimit?.messages;
+	for (const send of sends) send.chunks = chunk(send.destinations, send.maxPerRequest, perRequest);
 	const plan = planned(sends);
 	if (!this.continueOnFail()) checkSomethingToSend.call(this, sends, itemCount);
 	checkCredits.call(this, sends, settings.maxCredits);
@@ -88,6 +92,7 @@ function groupsOf(perItem: ItemSend[], settings: RunSettings): ItemSend[][] {
 			continue;
 		}
 		const key = JSON.stringify([
+			itemSend.campaign,
 			itemSend.written,
 			itemSend.smartEncoding,
 			itemSend.validity?.validity_period,
@@ -108,6 +113,7 @@ function sendOf(this: IExecuteFunctions, group: ItemSend[], combined: boolean): 
 	const message = smart?.text ?? first.written;
 	const send: Send = {
 		items: group.map((itemSend) => itemSend.item),
+		campaign: first.campaign,
 		message,
 		measure: measureMessage(message),
 		smart: smart && { ...smart, before: measureMessage(first.written) },
@@ -117,6 +123,7 @@ function sendOf(this: IExecuteFunctions, group: ItemSend[], combined: boolean): 
 		sources: new Map(),
 		skipped: [],
 		duplicates: 0,
+		maxPerRequest: first.maxPerRequest,
 		chunks: [],
 	};
 	if (group.length === 1) {
@@ -130,7 +137,6 @@ function sendOf(this: IExecuteFunctions, group: ItemSend[], combined: boolean): 
 		combined &&
 		refusedNumbers.call(this, { ...send, onInvalid: first.onInvalid, item: first.item });
 	if (refused) throw refused;
-	send.chunks = chunk(send.destinations, first.maxPerRequest);
 	return send;
 }
 
@@ -141,13 +147,7 @@ function merge(send: Send, itemSend: ItemSend): void {
 	for (const destination of itemSend.destinations) {
 		const earlier = send.sources.get(destination);
 		if (earlier !== undefined) {
-			send.duplicates++;
-			send.skipped.push({
-				input: destination,
-				reason: DUPLICATE,
-				item: itemSend.item,
-				sent_with_item: earlier,
-			});
+			repeated(send, destination, itemSend.item, earlier);
 			continue;
 		}
 		send.sources.set(destination, itemSend.item);
@@ -155,9 +155,30 @@ function merge(send: Send, itemSend: ItemSend): void {
 	}
 }
 
-/** The input item a destination of this send came from. */
-export function itemOf(send: Send, destination: string): number {
-	return send.sources.get(destination) ?? send.items[0];
+/**
+ * Send Each Number Once across the sends of a run: a row that gives a number the same text
+ * (and campaign) as an earlier row is not sent it again; it says which row it repeats.
+ */
+function dropRepeats(sends: Send[]): void {
+	const firstItem = new Map<string, number>();
+	for (const send of sends) {
+		const kept: string[] = [];
+		for (const destination of send.destinations) {
+			const key = JSON.stringify([send.campaign, send.message, destination]);
+			const earlier = firstItem.get(key);
+			const item = itemOf(send, destination);
+			if (earlier === undefined) {
+				firstItem.set(key, item);
+				kept.push(destination);
+			} else repeated(send, destination, item, earlier);
+		}
+		send.destinations = kept;
+	}
+}
+
+function repeated(send: Send, destination: string, item: number, earlier: number): void {
+	send.duplicates++;
+	send.skipped.push({ input: destination, reason: DUPLICATE, item, sent_with_item: earlier });
 }
 
 function checkSameMessage(this: IExecuteFunctions, group: ItemSend[]): void {
@@ -199,9 +220,11 @@ function checkCredits(this: IExecuteFunctions, sends: Send[], limit: unknown) {
 	);
 }
 
-function chunk<T>(list: readonly T[], size: number): T[][] {
+/** Requests of at most Max Destinations per Request, and never more than a speed limit's period allows. */
+function chunk<T>(list: readonly T[], size: number, perPeriod = Infinity): T[][] {
+	const most = Math.max(1, Math.min(size, Math.floor(perPeriod)));
 	const chunks: T[][] = [];
-	for (let start = 0; start < list.length; start += size)
-		chunks.push(list.slice(start, start + size));
+	for (let start = 0; start < list.length; start += most)
+		chunks.push(list.slice(start, start + most));
 	return chunks;
 }
