@@ -136,9 +136,7 @@ describe("a Status Trigger of the user's own, reached by the command the editor 
 		});
 		ownId = String(workflow.id);
 		await server.activateWorkflow(ownId);
-		// n8n registers the webhook after the API answered: until then its URL is unknown (404).
-		const url = `${server.baseUrl}/webhook/${webhookId}/status`;
-		await waitUntil(async () => (await fetch(url)).status !== 404, 30_000);
+		await server.waitForWebhook(`${server.baseUrl}/webhook/${webhookId}/status`);
 	}, 120_000);
 
 	/** `msisdn status` of every report the user's trigger emitted so far, and their batches. */

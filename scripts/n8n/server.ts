@@ -311,6 +311,6 @@ export class N8nServer {
 
 	/** `kill -9` of n8n and its task runner, as a crash or an out-of-memory kill does. */
 	async crash(): Promise<void> {
-		await killGroup(this.child, 0, 'SIGKILL');
+		if (this.child) await killGroup(this.child, 0, 'SIGKILL');
 	}
 }

@@ -227,7 +227,7 @@ async function statusTrigger(walk: Walk): Promise<void> {
 	await closePanel(walk);
 	const workflow = workflowIdOf(page);
 	await publish(walk, 'Published: its Production URL now takes callbacks');
-	await untilRegistered(url);
+	await server.waitForWebhook(url.replace(/\?.*/, ''));
 	await pointSandboxAt(walk, url);
 	await navigate(walk, walk.sendWorkflow as string);
 	await stage.caption({
@@ -387,12 +387,6 @@ async function untilFinal(sandbox: Sandbox): Promise<void> {
 	await until('the batch reaching its final statuses', () =>
 		sandbox.received().batches.every((batch) => batch.messages.every((m) => m.final_at)),
 	);
-}
-
-/** n8n registers a published workflow's webhook after answering: until then, a 404. */
-async function untilRegistered(url: string): Promise<void> {
-	const bare = url.replace(/\?.*/, '');
-	await until(`n8n registering ${bare}`, async () => (await fetch(bare)).status !== 404);
 }
 
 /** The trigger's own executions (published, not run by hand) emitted `count` final reports. */
