@@ -230,17 +230,33 @@ async function statusTrigger(walk: Walk): Promise<void> {
 	await server.waitForWebhook(url.replace(/\?.*/, ''));
 	await pointSandboxAt(walk, url);
 	await navigate(walk, walk.sendWorkflow as string);
+	// Send sends a text to a number once per campaign (docs/recovering-a-campaign.md): running
+	// the same send again would send nothing, so the second send has a new text.
 	await stage.caption({
 		title: 'A second send',
-		text: 'Execute workflow: Send SMS again, and the sandbox now calls back each status change',
+		text: 'A new message to the same numbers (the same one would not go out twice)',
+	});
+	await stage.doubleClick(page.locator('[data-test-id="canvas-node"][data-node-name="Send SMS"]'));
+	await stage.type(parameter(page, 'message'), 'Your order is on its way.');
+	await closePanel(walk);
+	await stage.caption({
+		title: 'A second send',
+		text: 'Execute workflow: the sandbox now calls back each status change of this batch',
 		at: 'top',
 	});
 	await stage.click(page.locator('[data-test-id="execute-workflow-button"]'));
 	await page.getByText('Workflow executed successfully').waitFor({ timeout: 60_000 });
+	expectBatches(walk.sandbox, 2);
 	await stage.pause(2);
 	await expectEmitted(server, workflow, 'Bulk SMS Status Trigger', SENT);
 	// A page load: after the router's moves, n8n's list of executions kept the last workflow's.
+	// The card stays up while n8n loads (the overlay keeps it across the load).
+	await stage.card({
+		title: 'Called back',
+		lines: ['The sandbox called back each status change of the batch at the Production URL.'],
+	});
 	await page.goto(`${server.baseUrl}/workflow/${workflow}`);
+	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
 	await showExecution(walk, 'Bulk SMS Status Trigger', {
 		title: 'Called back',
 		text: 'Each final status the sandbox called back started the workflow, the report shaped as Get Delivery Status shapes it',
@@ -334,6 +350,7 @@ async function publish({ stage, page }: Walk, text: string): Promise<void> {
 /** The workflow's Executions tab, its newest execution, and the trigger's output in it. */
 async function showExecution(walk: Walk, trigger: string, caption: Caption): Promise<void> {
 	const { stage, page } = walk;
+	await stage.caption({ title: 'Executions', text: "The workflow's executions, newest first" });
 	await stage.click(page.locator('[data-test-id="radio-button-executions"]'));
 	const newest = page.locator('[data-test-id^="execution-details-"]').first();
 	await newest.waitFor({ timeout: 90_000 });
