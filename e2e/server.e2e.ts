@@ -70,7 +70,7 @@ beforeAll(async () => {
 	// Every status change, and what is there at the first poll, so that both polls emit.
 	const watch = { batchIds: watchedBatchId, emit: 'changes', emitExisting: true };
 	await harness.n8n.importWorkflow(withParameters(WATCH, TRIGGER_NODE_NAME, watch));
-	registerCommunityPackage(harness.n8n, harness.installed); // as npm run editor does
+	await registerCommunityPackage(harness.n8n, harness.installed); // as npm run editor does
 	server = await harness.n8n.startServerAsOwner();
 }, 300_000);
 

@@ -4,9 +4,12 @@ import { sleep } from '../scripts/n8n/processes';
 export { sleep };
 
 /** Resolves once `condition()` holds, checked every 200 ms; fails after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+export async function waitUntil(
+	condition: () => boolean | Promise<boolean>,
+	timeoutMs: number,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
+	while (!(await condition())) {
 		if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
 		await sleep(200);
 	}

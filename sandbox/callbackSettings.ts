@@ -2,9 +2,17 @@
 	@n8n/community-nodes/require-node-api-error
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * What a sandbox's status callbacks may be set to (sandbox/README.md, "Status callbacks"): the
- * settings with their defaults and bounds, and the callback URL's rules. callbacks.ts delivers.
+ * What a sandbox's status callbacks may be set to (sandbox/README.md, "Status callbacks"): where
+ * a batch's callbacks go, the settings with their defaults and bounds, and the callback URL's
+ * rules. callbacks.ts delivers; the store keeps each batch's target.
  */
+import type { Format } from './render';
+
+/** Where a batch's callbacks go, fixed when it is accepted (so receive_updates stays true). */
+export interface CallbackTarget {
+	url: string;
+	format: Format;
+}
 
 export type CallbackFaultKind = 'duplicate' | 'reorder' | 'delay' | 'burst';
 export const CALLBACK_FAULT_KINDS: readonly CallbackFaultKind[] = [

@@ -16,18 +16,13 @@ import {
 	splitCredentials,
 	type CallbackFaultKind,
 	type CallbackOptions,
+	type CallbackTarget,
 } from './callbackSettings';
 import { stateAt } from './lifecycle';
 import type { ReportStatus } from './numbers';
 import { CONTENT_TYPES, renderStatus, type Fields, type Format } from './render';
 import { seededRandom } from './random';
 import type { Batch } from './store';
-
-/** Where a batch's callbacks go, fixed when it is accepted (so receive_updates stays true). */
-export interface CallbackTarget {
-	url: string;
-	format: Format;
-}
 
 type AttemptOutcome = number | 'timeout' | string;
 

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { checkCallbackUrl, type CallbackOptions } from './callbackSettings';
 import type { FaultOptions } from './faults';
 import { DEFAULT_NETWORKS, type NetworkRule } from './numbers';
-import { DEMO_ACCOUNT, defaultOptions, type SandboxOptions } from './options';
+import { DEMO_ACCOUNT, defaultOptions, SANDBOX_PORT, type SandboxOptions } from './options';
 import { firstBatchId, type Account } from './store';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
@@ -263,7 +263,7 @@ export function parseCli(argv: string[], env: Env): CliConfig {
 	const get = (flag: string, name: string) => (v[flag] as string | undefined) ?? env[name];
 	const truthy = (flag: string, name: string) =>
 		v[flag] === true || /^(1|true|yes)$/i.test(env[name] ?? '');
-	const options = { ...defaultOptions(), port: 8555 };
+	const options = { ...defaultOptions(), port: SANDBOX_PORT };
 	options.host = get('host', 'SANDBOX_HOST') ?? options.host;
 	const port = get('port', 'SANDBOX_PORT');
 	if (port !== undefined) options.port = parseNumber(port, 'port', 0, 65535);

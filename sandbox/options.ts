@@ -7,7 +7,7 @@ import type { Account } from './store';
 export interface SandboxOptions {
 	/** Interface to bind; 127.0.0.1 so the sandbox is never reachable from elsewhere by default. */
 	host: string;
-	/** 0 picks a free port (the default for startSandbox; the CLI defaults to 8555). */
+	/** 0 picks a free port (the default for startSandbox; the commands take SANDBOX_PORT). */
 	port: number;
 	accounts: Account[];
 	/** How many times faster than real time the sandbox clock runs; 0 freezes it (tests). */
@@ -34,6 +34,12 @@ export interface SandboxOptions {
 	/** Receives one line per request (the CLI prints them); silent by default. */
 	log?: (line: string) => void;
 }
+
+/**
+ * Where `npm run sandbox` and `npm run editor` start the sandbox: one address to put in the n8n
+ * credential and to point `npm run sandbox:callback-url` at, whichever started it.
+ */
+export const SANDBOX_PORT = 8555;
 
 export const DEMO_ACCOUNT: Account = { username: 'demo', password: 'demo-password', credits: 1000 };
 

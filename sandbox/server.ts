@@ -1,6 +1,7 @@
 /* eslint-disable
 	@n8n/community-nodes/no-restricted-globals,
-	@n8n/community-nodes/no-restricted-imports
+	@n8n/community-nodes/no-restricted-imports,
+	@n8n/community-nodes/require-node-api-error
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The sandbox HTTP server: the interface of docs/interface.md on 127.0.0.1.
@@ -27,7 +28,7 @@ import { defaultOptions, type SandboxOptions } from './options';
 import { CONTENT_TYPES, renderError, renderSend, renderStatus, type Format } from './render';
 import type { Account, Batch } from './store';
 
-export { DEMO_ACCOUNT, defaultOptions, type SandboxOptions } from './options';
+export { DEMO_ACCOUNT, defaultOptions, SANDBOX_PORT, type SandboxOptions } from './options';
 export {
 	TEST_NUMBER_TABLE,
 	DEFAULT_NETWORKS,
@@ -393,7 +394,13 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 	const full: SandboxOptions = { ...defaultOptions(), ...options };
 	const core = await SandboxCore.create(full);
 	const server = new SandboxServer(core);
-	const port = await server.listen(full.host, full.port);
+	let port: number;
+	try {
+		port = await server.listen(full.host, full.port);
+	} catch (error) {
+		await server.stop(); // a port in use: the notifier's scanner must not run on
+		throw error;
+	}
 	const host = full.host.includes(':') ? `[${full.host}]` : full.host;
 	return {
 		baseUrl: `http://${host}:${port}`,

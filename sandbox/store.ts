@@ -2,7 +2,7 @@
  * Accounts, credits and batches: everything the sandbox remembers, in a shape that serialises to
  * the state file as it is. Ids are strings of digits (never JS numbers, which would corrupt them).
  */
-import type { CallbackTarget } from './callbacks';
+import type { CallbackTarget } from './callbackSettings';
 import type { ReportStatus } from './numbers';
 import type { Encoding } from './parts';
 

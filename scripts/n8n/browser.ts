@@ -5,10 +5,10 @@
  * Drives n8n's editor in Debian's Chromium (playwright-core, no downloaded browser), to see the
  * package's nodes the way a user sees them: icons, names, panels, and what n8n complains about.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { DEFAULT_OWNER, type N8nServer, type Owner } from './server';
 
-const CHROMIUM = process.env.BULKSMS_CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM = process.env.BULKSMS_CHROMIUM || '/usr/bin/chromium';
 
 // Without the networking flags Chromium keeps dialling Google's hosts, which this machine refuses.
 const CHROMIUM_ARGS = [
@@ -183,11 +183,55 @@ export async function inspectCanvas(page: Page): Promise<CanvasReport> {
 const CREATOR_ITEM = '[data-test-id="item-iterator-item"]';
 const CREATOR_ITEM_NAME = '[data-test-id="node-creator-item-name"]';
 
+/**
+ * How the editor is worked: at once (the tests), or at a pace a person watching can follow
+ * (stage.ts, the walkthrough). The helpers below take either.
+ */
+export interface Hands {
+	click(target: Locator): Promise<void>;
+	/** clicks the field, then types `text` into it */
+	type(field: Locator, text: string): Promise<void>;
+}
+
+export const AT_ONCE: Hands = {
+	click: (target) => target.click(),
+	type: async (field, text) => {
+		await field.click();
+		await field.page().keyboard.type(text);
+	},
+};
+
 export interface CreatorResult {
 	/** what the user reads */
 	name: string;
 	/** the node type n8n keeps for it (`<package>.<node>`) */
 	type: string;
+}
+
+/**
+ * Opens the node creator with `opener` (the canvas's first-step button, or the + after a node)
+ * and searches `text`; resolves once the results match it.
+ */
+export async function openNodeCreator(
+	page: Page,
+	opener: Locator,
+	text: string,
+	hands: Hands = AT_ONCE,
+): Promise<void> {
+	await hands.click(opener);
+	const search = page.locator('[data-test-id="node-creator-search-bar"]').first();
+	await search.waitFor();
+	await hands.type(search, text);
+	// Until the search has run, the creator lists its categories: wait for an item with every word.
+	const everyWord = text
+		.split(/\s+/)
+		.map((word) => `(?=[\\s\\S]*${word.replace(/[^\w]/g, '\\$&')})`)
+		.join('');
+	await page
+		.locator(CREATOR_ITEM, { hasText: new RegExp(everyWord, 'i') })
+		.first()
+		.waitFor();
+	await page.waitForLoadState('networkidle');
 }
 
 /**
@@ -200,19 +244,7 @@ export async function searchNodeCreator(
 	text: string,
 ): Promise<CreatorResult[]> {
 	await page.goto(`${server.baseUrl}/workflow/new`);
-	await page.locator('[data-test-id="canvas-add-button"]').first().click();
-	await page.locator('[data-test-id="node-creator-search-bar"]').first().waitFor();
-	await page.keyboard.type(text);
-	// Until the search has run, the creator lists its categories: wait for an item with every word.
-	const everyWord = text
-		.split(/\s+/)
-		.map((word) => `(?=[\\s\\S]*${word.replace(/[^\w]/g, '\\$&')})`)
-		.join('');
-	await page
-		.locator(CREATOR_ITEM, { hasText: new RegExp(everyWord, 'i') })
-		.first()
-		.waitFor();
-	await page.waitForLoadState('networkidle');
+	await openNodeCreator(page, page.locator('[data-test-id="canvas-add-button"]').first(), text);
 	return page.locator(CREATOR_ITEM).evaluateAll((items) =>
 		items.map((item) => ({
 			name:
@@ -224,19 +256,26 @@ export async function searchNodeCreator(
 }
 
 /**
- * In the node creator's results, opens a node's entry and clicks one of its actions, as a user
- * adds a node; returns the names of the nodes then on the canvas.
+ * In the node creator's results, opens a node's entry and clicks one of its triggers or actions,
+ * as a user adds a node; returns the names of the nodes then on the canvas.
  */
-export async function addFromAction(page: Page, entry: string, action: string): Promise<string[]> {
-	const named = page.locator(CREATOR_ITEM_NAME, { hasText: new RegExp(`^${entry}$`) });
-	await page.locator(CREATOR_ITEM, { has: named }).first().click();
+export async function addFromAction(
+	page: Page,
+	entry: string,
+	action: string,
+	hands: Hands = AT_ONCE,
+): Promise<string[]> {
+	// n8n follows some names with a space (before the badge of a community node).
+	const named = page.locator(CREATOR_ITEM_NAME, { hasText: new RegExp(`^${entry}\\s*$`) });
+	await hands.click(page.locator(CREATOR_ITEM, { has: named }).first());
 	// The entry's panel slides in over the results; clicks land on it once it has settled.
-	await page.getByText(/^Actions \(\d+\)$/).waitFor();
+	const sections = page.getByText(/^(Actions|Triggers) \(\d+\)$/);
+	await sections.first().waitFor();
 	await page.locator('.panel-slide-in-enter-active').waitFor({ state: 'detached' });
 	// From an empty workflow, the actions come folded under the triggers.
 	const actionItem = page.locator(CREATOR_ITEM, { hasText: action }).first();
-	if (!(await actionItem.isVisible())) await page.getByText(/^Actions \(\d+\)$/).click();
-	await actionItem.click();
+	if (!(await actionItem.isVisible())) await hands.click(page.getByText(/^Actions \(\d+\)$/));
+	await hands.click(actionItem);
 	await page.locator('[data-test-id="ndv"]').first().waitFor({ timeout: 30_000 });
 	return page
 		.locator('[data-test-id="canvas-node"]')

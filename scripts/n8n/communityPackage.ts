@@ -14,6 +14,7 @@
  * through Node 24's built-in SQLite, before `n8n start`.
  */
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import type { N8nInstance } from './instance';
@@ -40,9 +41,15 @@ for (const file of pkg.n8n.nodes) {
 db.close();
 `;
 
-/** Call after an n8n command has created the database (an import) and before `n8n start`. */
-export function registerCommunityPackage(n8n: N8nInstance, installed: { folder: string }): void {
+/** Call before `n8n start`. */
+export async function registerCommunityPackage(
+	n8n: N8nInstance,
+	installed: { folder: string },
+): Promise<void> {
 	const database = path.join(n8n.userFolder, '.n8n', 'database.sqlite');
+	// n8n creates its database, tables included, on its first command: with nothing imported yet,
+	// a command that only reads it.
+	if (!fs.existsSync(database)) await n8n.cliOk(['list:workflow']);
 	// The node files import n8n-workflow, which n8n provides to the packages it loads.
 	const n8nModules = path.resolve(n8n.provisioned.n8nBin, '..', '..', '..');
 	try {

@@ -108,7 +108,8 @@ export class N8nInstance {
 		});
 	}
 
-	private async cliOk(args: string[]): Promise<CliResult> {
+	/** `cli`, failing with n8n's output when the command does. */
+	async cliOk(args: string[]): Promise<CliResult> {
 		const result = await this.cli(args);
 		if (result.code !== 0) {
 			throw new Error(

@@ -23,6 +23,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { runLogged } from './logged';
 
 export interface N8nRelease {
 	/** the n8n version, pinned */
@@ -107,13 +108,16 @@ async function timed<T>(label: string, step: () => T | Promise<T>): Promise<T> {
 	return result;
 }
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): void {
-	const result = spawnSync(command, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
-	if (result.status !== 0) {
-		throw new Error(
-			`${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status ?? result.signal})`,
-		);
-	}
+/**
+ * The log of a step's commands, beside its folder (`n8n-2.41.1.log`), started afresh when the
+ * step is (re)done: npm's output, hundreds of warnings from n8n's own install, is kept there and
+ * shown only if a command fails (logged.ts).
+ */
+function startLog(dir: string): string {
+	const file = `${dir}.log`;
+	fs.writeFileSync(file, `# ${new Date().toISOString()}: installing into ${dir}\n`);
+	log(`installing into ${dir} (npm's output: ${file})`);
+	return file;
 }
 
 /** npm settings for installs in the cache: the repo's .npmrc (ignore-scripts) must not leak in, and
@@ -185,16 +189,11 @@ async function provisionNode(root: string, nodePackage: string): Promise<string>
 		path.join(dir, 'package.json'),
 		JSON.stringify({ name: `bulksms-${path.basename(dir)}`, private: true }),
 	);
+	const env = { ...process.env, npm_config_ignore_scripts: 'false' };
+	const install = ['install', '--no-save', '--no-package-lock', '--ignore-scripts=false'];
+	const logFile = startLog(dir);
 	await timed(`install ${nodePackage}`, () =>
-		run(
-			'npm',
-			['install', '--no-save', '--no-package-lock', '--ignore-scripts=false', nodePackage],
-			dir,
-			{
-				...process.env,
-				npm_config_ignore_scripts: 'false',
-			},
-		),
+		runLogged('npm', [...install, nodePackage], { cwd: dir, env, log: logFile }),
 	);
 	writeMarker(dir, {
 		spec: nodePackage,
@@ -224,11 +223,12 @@ async function provisionN8n(root: string, nodeHome: string, release: N8nRelease)
 	// --prefer-offline takes package data from npm's cache without asking the registry again about
 	// each of n8n's ~2,000 packages: 103-123 s instead of 261 s, measured interleaved (1.123.81).
 	const install = ['install', spec, '--omit=dev', '--ignore-scripts', '--prefer-offline'];
+	const logged = { cwd: dir, env, log: startLog(dir) };
 	await timed(`npm install ${spec}`, () =>
-		run('npm', [...install, '--no-audit', '--no-fund'], dir, env),
+		runLogged('npm', [...install, '--no-audit', '--no-fund'], logged),
 	);
 	await timed(`npm rebuild ${NATIVE_MODULES.join(' ')}`, () =>
-		run('npm', ['rebuild', ...NATIVE_MODULES, '--ignore-scripts=false'], dir, env),
+		runLogged('npm', ['rebuild', ...NATIVE_MODULES, '--ignore-scripts=false'], logged),
 	);
 	writeMarker(dir, { spec, version: release.n8nVersion, completedAt: new Date().toISOString() });
 	return dir;
@@ -327,14 +327,16 @@ export async function provisionPostgres(): Promise<string> {
 		);
 		// Its install script only restores symlinks (libraries' short names); run that one by hand,
 		// scripts staying off as everywhere else.
+		const logFile = startLog(dir);
+		const env = process.env;
 		await timed(`install ${POSTGRES_PACKAGE}`, () => {
-			run(
+			runLogged(
 				'npm',
 				['install', '--no-save', '--no-package-lock', '--ignore-scripts', POSTGRES_PACKAGE],
-				dir,
-				process.env,
+				{ cwd: dir, env, log: logFile },
 			);
-			run(process.execPath, ['scripts/hydrate-symlinks.js'], home, process.env);
+			const hydrate = [path.join(home, 'scripts', 'hydrate-symlinks.js')];
+			runLogged(process.execPath, hydrate, { cwd: home, env, log: logFile });
 		});
 		writeMarker(dir, {
 			spec: POSTGRES_PACKAGE,

@@ -6,7 +6,6 @@
  * session, an API key, node types, activation, executions.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { N8nInstance } from './instance';
 import { captureOutput, freePort, killGroup, sleep } from './processes';
 import type { Json, JsonObject } from './runData';
 
@@ -31,6 +30,15 @@ export interface ServerOptions {
 	env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * What starting `n8n start` needs of an instance (instance.ts): its settings and a way to spawn
+ * n8n in its user folder. Said here, so that the server stands on nothing above it.
+ */
+export interface ServerHost {
+	env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+	spawn(args: string[], env: NodeJS.ProcessEnv): ChildProcess;
+}
+
 export interface RequestOptions {
 	body?: Json;
 	/** 'cookie' (logged-in browser session), 'apiKey' (public API), or 'none' */
@@ -51,10 +59,16 @@ export class N8nServer {
 
 	private constructor(
 		readonly baseUrl: string,
-		private readonly child: ChildProcess,
+		/** none for a server another process started (connect) */
+		private readonly child?: ChildProcess,
 	) {}
 
-	static async start(instance: N8nInstance, options: ServerOptions): Promise<N8nServer> {
+	/** A client of an n8n that another process started (`npm run editor`): stop() leaves it be. */
+	static connect(baseUrl: string): N8nServer {
+		return new N8nServer(baseUrl);
+	}
+
+	static async start(instance: ServerHost, options: ServerOptions): Promise<N8nServer> {
 		const port = options.port ?? (await freePort());
 		const env = instance.env({
 			N8N_PORT: String(port),
@@ -77,13 +91,13 @@ export class N8nServer {
 
 	/** Process id (and process group id) of `n8n start`. */
 	get pid(): number | undefined {
-		return this.child.pid;
+		return this.child?.pid;
 	}
 
 	private async waitReady(timeoutMs: number): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		while (Date.now() < deadline) {
-			if (this.child.exitCode !== null) break;
+			if (this.child && this.child.exitCode !== null) break;
 			try {
 				// n8n 1.x is "ready" seconds before its REST routes are: wait for the editor's first call too.
 				const ready = await fetch(`${this.baseUrl}/healthz/readiness`);
@@ -292,11 +306,11 @@ export class N8nServer {
 
 	/** TERM, then KILL after `graceMs` (n8n may wait for running executions meanwhile). */
 	async stop(graceMs = 5000): Promise<void> {
-		await killGroup(this.child, graceMs);
+		if (this.child) await killGroup(this.child, graceMs);
 	}
 
 	/** `kill -9` of n8n and its task runner, as a crash or an out-of-memory kill does. */
 	async crash(): Promise<void> {
-		await killGroup(this.child, 0, 'SIGKILL');
+		if (this.child) await killGroup(this.child, 0, 'SIGKILL');
 	}
 }

@@ -1,5 +1,6 @@
 /* eslint-disable
-	@n8n/community-nodes/no-restricted-globals
+	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/require-node-api-error
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The Bulk SMS service the demo and the editor talk to: the sandbox, started here with a clock
@@ -22,15 +23,31 @@ export interface Service {
 	stop(): Promise<void>;
 }
 
-export async function startService(env: NodeJS.ProcessEnv = process.env): Promise<Service> {
+/**
+ * The service of BULKSMS_BASE_URL, or a sandbox: on `sandboxPort` (0: a free one), or on a free
+ * one when another process holds that port (its base URL says where it is).
+ */
+export async function startService(
+	env: NodeJS.ProcessEnv = process.env,
+	sandboxPort = 0,
+): Promise<Service> {
 	if (env.BULKSMS_BASE_URL) return realService(env, env.BULKSMS_BASE_URL);
-	const sandbox = await startSandbox(DEMO_SANDBOX);
+	const sandbox = await startSandboxOn(sandboxPort);
 	return {
 		account: sandboxAccount(sandbox),
 		sandbox,
 		description: `sandbox at ${sandbox.baseUrl} (account demo, messages final 3 s after sending; admin view ${sandbox.baseUrl}/_sandbox/batches)`,
 		stop: () => sandbox.stop(),
 	};
+}
+
+async function startSandboxOn(port: number): Promise<Sandbox> {
+	try {
+		return await startSandbox({ ...DEMO_SANDBOX, port });
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+		return startSandbox({ ...DEMO_SANDBOX, port: 0 });
+	}
 }
 
 /** The sandbox's demo account, as the n8n credential needs it. */

@@ -137,7 +137,7 @@ describe('resolveValidity', () => {
 		[
 			'2.4e9 hours',
 			{ kind: 'duration', hours: 2.4e9 },
-			/^A validity of 2400000000 hours ends after 2099-12-31T23:59:59\.000\+00:00, the last time validity_period \(yyMMddHHmmss\) can carry: choose an earlier date or fewer hours$/,
+			/^A validity of 2400000000 hours ends after 2099-12-31T23:59:59\.000\+00:00, the last time validity_period \(yyMMddHHmmss\) can carry: choose fewer hours$/,
 		],
 		['1e300 hours', { kind: 'duration', hours: 1e300 }, /hours ends after 2099-12-31T23:59:59/],
 		[
@@ -155,12 +155,12 @@ describe('resolveValidity', () => {
 		[
 			'a date after 2099',
 			{ kind: 'until', value: '2100-01-01T00:00:00Z', inputTimeZone: 'UTC' },
-			/^The validity ends after 2099-12-31T23:59:59\.000\+00:00, the last time/,
+			/^The validity ends at 2100-01-01T00:00:00\.000\+00:00, after 2099-12-31T23:59:59\.000\+00:00, the last time/,
 		],
 		[
 			'the year 9999',
 			{ kind: 'until', value: '9999-12-31', inputTimeZone: 'UTC' },
-			/ends after 2099/,
+			/after 2099-12-31T23:59:59/,
 		],
 		[
 			'the year 0000',
@@ -204,5 +204,63 @@ describe('resolveValidity', () => {
 	])('refuses %s', (_, choice, message) => {
 		expect(() => resolveValidity(choice, NOW, 'UTC')).toThrow(ValidityError);
 		expect(() => resolveValidity(choice, NOW, 'UTC')).toThrow(message);
+	});
+
+	// The user typed a local time: a refusal said in UTC made them convert it back (issue 26).
+	it.each<[string, ValidityChoice, string, string]>([
+		[
+			'a past time without offset, in the workflow zone',
+			{ kind: 'until', value: '2026-06-01T11:59', inputTimeZone: 'Europe/Berlin' },
+			'UTC',
+			"The validity ends in the past: 2026-06-01T11:59:00.000+02:00 (Europe/Berlin, the workflow's time zone), and it is now 2026-06-01T12:00:00.000+02:00: choose a later date or a positive duration",
+		],
+		[
+			'a past time in a zone behind UTC, the service elsewhere',
+			{ kind: 'until', value: '2026-06-01 05:30:00', inputTimeZone: 'America/New_York' },
+			'Asia/Tokyo',
+			"The validity ends in the past: 2026-06-01T05:30:00.000-04:00 (America/New_York, the workflow's time zone), and it is now 2026-06-01T06:00:00.000-04:00: choose a later date or a positive duration",
+		],
+		[
+			'a past time at the offset given, whatever the workflow zone',
+			{ kind: 'until', value: '2026-06-01T09:00:00+05:30', inputTimeZone: 'Europe/Berlin' },
+			'UTC',
+			'The validity ends in the past: 2026-06-01T09:00:00.000+05:30, and it is now 2026-06-01T15:30:00.000+05:30: choose a later date or a positive duration',
+		],
+		[
+			'a past time as JavaScript writes it, at its own offset',
+			{
+				kind: 'until',
+				value: 'Mon Jun 01 2026 11:00:00 GMT+0200 (Central European Summer Time)',
+				inputTimeZone: 'UTC',
+			},
+			'UTC',
+			'The validity ends in the past: 2026-06-01T11:00:00.000+02:00, and it is now 2026-06-01T12:00:00.000+02:00: choose a later date or a positive duration',
+		],
+		[
+			'past 2099 in the workflow zone, the limit on the service clock said too',
+			{ kind: 'until', value: '2100-01-01T01:30', inputTimeZone: 'Europe/Berlin' },
+			'UTC',
+			"The validity ends at 2100-01-01T01:30:00.000+01:00 (Europe/Berlin, the workflow's time zone), after 2100-01-01T00:59:59.000+01:00, the last time validity_period (yyMMddHHmmss) can carry (2099-12-31 23:59:59 in the service's time zone, UTC): choose an earlier date",
+		],
+		[
+			'past 2099 at the offset given',
+			{ kind: 'until', value: '2100-01-01T12:00:00-08:00', inputTimeZone: 'UTC' },
+			'Asia/Tokyo',
+			"The validity ends at 2100-01-01T12:00:00.000-08:00, after 2099-12-31T06:59:59.000-08:00, the last time validity_period (yyMMddHHmmss) can carry (2099-12-31 23:59:59 in the service's time zone, Asia/Tokyo): choose an earlier date",
+		],
+	])('says %s', (_, choice, serviceZone, message) => {
+		expect(() => resolveValidity(choice, NOW, serviceZone)).toThrow(new ValidityError(message));
+	});
+
+	it('takes a time just inside 2099 on the service clock, though it is 2100 in the workflow zone', () => {
+		const choice: ValidityChoice = {
+			kind: 'until',
+			value: '2100-01-01T00:30',
+			inputTimeZone: 'Europe/Berlin',
+		};
+		expect(resolveValidity(choice, NOW, 'UTC')).toEqual({
+			validity_period: '991231233000',
+			valid_until: '2099-12-31T23:30:00.000+00:00',
+		});
 	});
 });

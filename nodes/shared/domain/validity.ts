@@ -5,6 +5,7 @@ import {
 	whatIsImpossible,
 	zonedWallClockToInstant,
 } from './dates';
+import { isoWithOffset } from './isoFormat';
 import type { WallClock } from './wallClock';
 import { excerpt } from './values';
 
@@ -30,13 +31,14 @@ export class ValidityError extends Error {}
 const ISO_DATE_TIME =
 	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 /** A date as JavaScript writes it (`... GMT+0200 (...)`, `... GMT`): it names its own offset. */
-const WRITTEN_OFFSET = /\b(?:GMT|UTC)\b|[+-]\d{4}\b/;
+const WRITTEN_OFFSET = /(?:\b(?:GMT|UTC))?([+-]\d{4})\b|\b(?:GMT|UTC)\b/;
 
 /**
  * Turns the user's choice into the absolute validity the service expects, or undefined for
  * the service's default (7 days). A time in the past is refused: the service would expire
  * every message at once while still charging for it. So is a time after 2099, which
- * yyMMddHHmmss cannot carry.
+ * yyMMddHHmmss cannot carry. A date and time is refused in the user's own time: in the zone it
+ * was read in, or at the offset it was written with.
  */
 export function resolveValidity(
 	choice: ValidityChoice,
@@ -44,38 +46,85 @@ export function resolveValidity(
 	serviceTimeZone: string,
 ): Validity | undefined {
 	if (choice.kind === 'serviceDefault') return undefined;
-	const asked = choice.kind === 'duration' ? afterHours(now, choice.hours) : parseInstant(choice);
-	// yyMMddHHmmss has whole seconds: what the service is told is the second that began.
-	const until = Math.floor(asked / 1000) * 1000;
-	if (until <= now.getTime() && choice.kind === 'duration') {
-		throw new ValidityError(
-			`A validity of ${choice.hours} hours ends before the next whole second, the smallest step validity_period (yyMMddHHmmss) carries: choose a longer duration`,
-		);
-	}
+	const until =
+		choice.kind === 'duration'
+			? durationEnd(choice.hours, now, serviceTimeZone)
+			: dateEnd(choice, now, serviceTimeZone);
+	return {
+		validity_period: formatValidity(new Date(until), serviceTimeZone),
+		valid_until: toIsoWithOffset(new Date(until), serviceTimeZone),
+	};
+}
+
+/** yyMMddHHmmss has whole seconds: what the service is told is the second that began. */
+function wholeSecond(instant: number): number {
+	return Math.floor(instant / 1000) * 1000;
+}
+
+/** Hours from now; said in the service's time zone, since the user typed no time. */
+function durationEnd(hours: unknown, now: Date, serviceTimeZone: string): number {
+	const until = wholeSecond(afterHours(now, hours));
 	if (until <= now.getTime()) {
 		throw new ValidityError(
-			`The validity ends in the past (${new Date(until).toISOString()}): choose a later date or a positive duration`,
+			`A validity of ${hours} hours ends before the next whole second, the smallest step validity_period (yyMMddHHmmss) carries: choose a longer duration`,
 		);
 	}
 	const latest = latestValidity(serviceTimeZone);
 	if (until > latest) {
-		const what =
-			choice.kind === 'duration' ? `A validity of ${choice.hours} hours` : 'The validity';
 		throw new ValidityError(
-			`${what} ends after ${toIsoWithOffset(new Date(latest), serviceTimeZone)}, the last time validity_period (yyMMddHHmmss) can carry: choose an earlier date or fewer hours`,
+			`A validity of ${hours} hours ends after ${toIsoWithOffset(new Date(latest), serviceTimeZone)}, the last time validity_period (yyMMddHHmmss) can carry: choose fewer hours`,
 		);
 	}
-	const at = new Date(until);
-	return {
-		validity_period: formatValidity(at, serviceTimeZone),
-		valid_until: toIsoWithOffset(at, serviceTimeZone),
-	};
+	return until;
+}
+
+/** Valid Until; a refusal shows the times on the clock the user wrote it on. */
+function dateEnd(
+	choice: { value: unknown; inputTimeZone: string },
+	now: Date,
+	serviceTimeZone: string,
+): number {
+	const { instant, clock } = parseInstant(choice);
+	const until = wholeSecond(instant);
+	if (until <= now.getTime()) {
+		throw new ValidityError(
+			`The validity ends in the past: ${clock.show(until)}${clock.label}, and it is now ${clock.show(now.getTime())}: choose a later date or a positive duration`,
+		);
+	}
+	const latest = latestValidity(serviceTimeZone);
+	if (until > latest) {
+		const last = toIsoWithOffset(new Date(latest), serviceTimeZone);
+		const onTheService = `${last.slice(0, 10)} ${last.slice(11, 19)} in the service's time zone, ${serviceTimeZone}`;
+		throw new ValidityError(
+			`The validity ends at ${clock.show(until)}${clock.label}, after ${clock.show(latest)}, the last time validity_period (yyMMddHHmmss) can carry (${onTheService}): choose an earlier date`,
+		);
+	}
+	return until;
 }
 
 /** The last second of LAST_YEAR on the service's clock. */
 function latestValidity(serviceTimeZone: string): number {
 	const last = { year: LAST_YEAR, month: 12, day: 31, hour: 23, minute: 59, second: 59 };
 	return zonedWallClockToInstant(last, serviceTimeZone).getTime();
+}
+
+/** The clock a date was written on: a time zone (the workflow's), or an offset it names. */
+interface WrittenClock {
+	/** An instant as ISO 8601 on that clock. */
+	show(instant: number): string;
+	/** What to add after a time shown on it: the zone, unless its offset says it all. */
+	label: string;
+}
+
+function zoneClock(timeZone: string): WrittenClock {
+	return {
+		show: (instant) => toIsoWithOffset(new Date(instant), timeZone),
+		label: ` (${timeZone}, the workflow's time zone)`,
+	};
+}
+
+function offsetClock(offset: number): WrittenClock {
+	return { show: (instant) => isoWithOffset(instant, offset), label: '' };
 }
 
 /** Milliseconds; may lie beyond what a Date holds (resolveValidity refuses those). */
@@ -89,24 +138,36 @@ function afterHours(now: Date, hours: unknown): number {
 	return now.getTime() + count * 3_600_000;
 }
 
-/** A date with an offset is absolute; one without is read in the workflow's time zone, as n8n shows it. */
-function parseInstant(choice: { value: unknown; inputTimeZone: string }): number {
+/**
+ * A date with an offset is absolute; one without is read in the workflow's time zone, as n8n
+ * shows it. Returns the instant and the clock it was written on.
+ */
+function parseInstant(choice: { value: unknown; inputTimeZone: string }): {
+	instant: number;
+	clock: WrittenClock;
+} {
 	const value = untilText(choice.value).trim();
 	const iso = ISO_DATE_TIME.exec(value);
 	if (iso) return isoInstant(iso, value, choice.inputTimeZone);
-	const written = WRITTEN_OFFSET.test(value) ? Date.parse(value) : Number.NaN;
-	if (Number.isNaN(written)) {
+	const written = WRITTEN_OFFSET.exec(value);
+	const instant = written ? Date.parse(value) : Number.NaN;
+	if (!written || Number.isNaN(instant)) {
 		throw new ValidityError(
 			`"${excerpt(value)}" is not a date and time: use ISO 8601, e.g. 2026-12-24T18:00:00 or 2026-12-24T18:00:00+01:00`,
 		);
 	}
-	return written;
+	// `GMT+0200` names its offset; a bare `GMT` or `UTC` is +00:00.
+	return { instant, clock: offsetClock(offsetMs(written[1] ?? 'Z')) };
 }
 
-function isoInstant(fields: RegExpExecArray, value: string, inputTimeZone: string): number {
+function isoInstant(
+	fields: RegExpExecArray,
+	value: string,
+	inputTimeZone: string,
+): { instant: number; clock: WrittenClock } {
 	const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '0', offset] =
 		fields;
-	const clock: WallClock = {
+	const wall: WallClock = {
 		year: +year,
 		month: +month,
 		day: +day,
@@ -115,12 +176,16 @@ function isoInstant(fields: RegExpExecArray, value: string, inputTimeZone: strin
 		second: +second,
 		millisecond: Math.floor(Number(`0.${fraction}`) * 1000),
 	};
-	const impossible = whatIsImpossible(clock) ?? impossibleOffset(offset);
+	const impossible = whatIsImpossible(wall) ?? impossibleOffset(offset);
 	if (impossible) {
 		throw new ValidityError(`"${excerpt(value)}" is not a real date and time: ${impossible}`);
 	}
-	if (offset === undefined) return zonedWallClockToInstant(clock, inputTimeZone).getTime();
-	return zonedWallClockToInstant(clock, 'UTC').getTime() - offsetMs(offset);
+	if (offset === undefined) {
+		const instant = zonedWallClockToInstant(wall, inputTimeZone).getTime();
+		return { instant, clock: zoneClock(inputTimeZone) };
+	}
+	const instant = zonedWallClockToInstant(wall, 'UTC').getTime() - offsetMs(offset);
+	return { instant, clock: offsetClock(offsetMs(offset)) };
 }
 
 /** `Z`, `+02:00`, `+0200` or `+02`, in milliseconds east of UTC. */
