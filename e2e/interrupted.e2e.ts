@@ -146,7 +146,7 @@ describe('a 500 at row 500 stops the run', () => {
 		['the currently saved workflow', retrySaved, true],
 	])(
 		'Retry with %s, then a second Retry of the same execution: nobody twice',
-		async (_, s, load) => {
+		async (which, s, load) => {
 			faultAt(500, 'error500');
 			const failed = await run(s);
 			expect(failed.status).toBe('error');
