@@ -158,6 +158,7 @@ describe('a 500 at row 500 stops the run', () => {
 
 			expect((await n8n.retry(String(failed.id), load)).ok).toBe(true);
 			expect(spread(s)).toEqual([1, COUNT - 1, 0]);
+			report(`500 at row 500, Retry with ${which}, twice`, s, await latest(s));
 		},
 	);
 
