@@ -118,6 +118,15 @@ function faultedNumber(s: Scenario): string {
 	return String(entry?.form?.destination);
 }
 
+/** The per-number line of a scenario, for the log: how many numbers the sandbox took 0, 1, 2+ times. */
+function report(what: string, s: Scenario, resumed?: JsonObject): void {
+	const [never, once, twice] = spread(s);
+	const inDoubt = resumed ? namedInDoubt(resumed).length : 0;
+	process.stdout.write(
+		`[interrupted] ${what}: sent 0 / 1 / 2+ times: ${never} / ${once} / ${twice}; named in doubt: ${inDoubt}\n`,
+	);
+}
+
 /** The resumed run sent everyone else once; the numbers left out are the ones it names in doubt. */
 function expectResumed(s: Scenario, resumed: JsonObject): void {
 	const [never, once, twice] = spread(s);
@@ -137,7 +146,7 @@ describe('a 500 at row 500 stops the run', () => {
 		['the currently saved workflow', retrySaved, true],
 	])(
 		'Retry with %s, then a second Retry of the same execution: nobody twice',
-		async (_, s, load) => {
+		async (which, s, load) => {
 			faultAt(500, 'error500');
 			const failed = await run(s);
 			expect(failed.status).toBe('error');
@@ -149,6 +158,7 @@ describe('a 500 at row 500 stops the run', () => {
 
 			expect((await n8n.retry(String(failed.id), load)).ok).toBe(true);
 			expect(spread(s)).toEqual([1, COUNT - 1, 0]);
+			report(`500 at row 500, Retry with ${which}, twice`, s, await latest(s));
 		},
 	);
 
@@ -159,6 +169,7 @@ describe('a 500 at row 500 stops the run', () => {
 		expect(resumed.status).toBe('success');
 		expect(spread(runAgain)).toEqual([1, COUNT - 1, 0]);
 		expect(namedInDoubt(resumed)).toEqual([faultedNumber(runAgain)]);
+		report('500 at row 500, run again', runAgain, resumed);
 	});
 });
 
@@ -168,6 +179,7 @@ test('a connection broken after the service took request 500: run again, nobody 
 	const resumed = await run(broken);
 	expect(spread(broken)).toEqual([0, COUNT, 0]);
 	expect(namedInDoubt(resumed)).toEqual([faultedNumber(broken)]);
+	report('connection broken after the service took request 500, run again', broken, resumed);
 });
 
 test('Continue On Fail, a 500 at row 498: the run succeeds, Retry is refused, running again sends nobody twice', async () => {
@@ -178,6 +190,7 @@ test('Continue On Fail, a 500 at row 498: the run succeeds, Retry is refused, ru
 	const resumed = await run(continued);
 	expect(spread(continued)).toEqual([1, COUNT - 1, 0]);
 	expect(namedInDoubt(resumed)).toEqual([faultedNumber(continued)]);
+	report('Continue On Fail, 500 at row 498, run again', continued, resumed);
 });
 
 test("the editor's Stop after 300 sends: no request after it, and running again sends the rest", async () => {
@@ -190,8 +203,10 @@ test("the editor's Stop after 300 sends: no request after it, and running again 
 	await sleep(1000);
 	expect(harness.sandbox.requests().length).toBe(atStop);
 	harness.sandbox.setFaults({});
-	expectResumed(stopped, await run(stopped));
+	const resumed = await run(stopped);
+	expectResumed(stopped, resumed);
 	expect(spread(stopped)[0]).toBeLessThanOrEqual(8); // at most the requests in flight at Stop
+	report('Stop after 300 sends, run again', stopped, resumed);
 });
 
 test('kill -9 of n8n after 500 sends: restarted, Retry is refused, running again sends nobody twice', async () => {
@@ -213,7 +228,5 @@ test('kill -9 of n8n after 500 sends: restarted, Retry is refused, running again
 	const [never] = spread(crashed);
 	// In doubt: the requests in flight, and claimed ahead, when n8n died; a small share.
 	expect(never).toBeLessThan(COUNT - sentBeforeCrash);
-	process.stdout.write(
-		`[interrupted] kill -9 after ${sentBeforeCrash} accepted: ${never} named in doubt after the restart\n`,
-	);
+	report(`kill -9 after ${sentBeforeCrash} accepted, restart, run again`, crashed, resumed);
 });
