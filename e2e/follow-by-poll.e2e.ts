@@ -8,7 +8,8 @@
  * contact, then Wait → Check Batches (Get Status, one item per batch) in a loop that carries only
  * the batches still open, each batch leaving it once, when every message in it is final. The
  * polling trigger cannot follow a campaign without its ids pasted (n8n gives a poll no way to
- * learn them: docs/pending/triggers.md), and this is what follows it instead.
+ * learn them: docs/decisions.md, "Following a campaign by poll"), and this is what follows it
+ * instead.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -128,3 +128,54 @@ describe("the repository's documents lead somewhere", () => {
 		expect(broken).toEqual([]);
 	});
 });
+
+/**
+ * The section titles a file cites after `docs/decisions.md,`: quoted ("Lint") or starred
+ * (*Ids*), one or several (*Service Time Zone* and *Dates*). A comment's line breaks and its
+ * leading `*` or `//` are read as one space, so a title wrapped across lines is read whole.
+ */
+function decisionsCited(text: string): string[] {
+	const joined = text.replace(/[ \t]*\r?\n[ \t]*(?:\*(?!\*)|\/\/)?[ \t]*/g, ' ');
+	const titles: string[] = [];
+	const citation = /\bdecisions\.md,\s*((?:(?:"[^"]+"|\*[^*]+\*)(?:\s*(?:,|;|and)\s*)?)+)/g;
+	for (const [, cited] of joined.matchAll(citation)) {
+		for (const [, quoted, starred] of cited.matchAll(/"([^"]+)"|\*([^*]+)\*/g))
+			titles.push((quoted ?? starred).trim());
+	}
+	return titles;
+}
+
+describe('the sections of docs/decisions.md that others cite', () => {
+	it('reads a title quoted, starred, several, or wrapped across comment lines', () => {
+		expect(
+			decisionsCited(
+				[
+					'/**',
+					' * the poll fails (docs/decisions.md, "An account\'s',
+					' * failure"): at once; see docs/decisions.md, *Service Time Zone* and *Dates*.',
+					' */',
+					'// (docs/decisions.md, "Lint")',
+				].join('\n'),
+			),
+		).toEqual(["An account's failure", 'Service Time Zone', 'Dates', 'Lint']);
+	});
+
+	it('every section title cited after "docs/decisions.md," is a heading there', () => {
+		const headings = new Set(
+			[...readFileSync(path.join(ROOT, 'docs/decisions.md'), 'utf8').matchAll(/^#+ (.+)$/gm)].map(
+				([, heading]) => heading.trim(),
+			),
+		);
+		const cited: string[] = [];
+		const missing: string[] = [];
+		const here = path.relative(ROOT, __filename);
+		for (const file of trackedTextFiles().filter((name) => name !== here)) {
+			for (const title of decisionsCited(readFileSync(path.join(ROOT, file), 'utf8'))) {
+				cited.push(title);
+				if (!headings.has(title)) missing.push(`${file}: "${title}"`);
+			}
+		}
+		expect(cited).toContain('Lint'); // the dev files' headers: the reader finds citations
+		expect(missing).toEqual([]);
+	});
+});

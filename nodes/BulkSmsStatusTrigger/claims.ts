@@ -6,9 +6,8 @@
  *
  * Why claims: the store reads its record, adds to it and writes it back, without a lock, so two
  * executions' look-ups can both read the record before either has written it: both find the
- * report new. Measured in queue mode, rounds of 20 copies posted at once and split between main
- * and a webhook process: 2 rounds of 40 emitted the report twice with one look-up
- * (docs/queue-mode.md).
+ * report new. In queue mode, copies posted at once and split between main and a webhook process
+ * were emitted twice with one look-up, and never with claims (docs/queue-mode.md, step 6).
  *
  * How: an execution records, with each report, a claim of its own; waits SETTLE_MS, longer than a
  * look-up takes, so that every write that began before its own has landed; then looks for its

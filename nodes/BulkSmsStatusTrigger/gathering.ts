@@ -6,7 +6,7 @@
  * Why: n8n (2.41, its default expression engine) takes a fresh expression isolate for every webhook
  * call of a node that is not its own Webhook node, and another for every execution; each is a few
  * milliseconds of the main process. A trigger that started one execution per callback paid two
- * where n8n's Webhook node pays one, and could not pass ×0.6 of its rate, however little it did
+ * where n8n's Webhook node pays one, and fell far short of its rate, however little it did
  * itself (docs/benchmarks.md, "Callbacks"). Gathered, a callback pays its own call's isolate and a
  * share of one execution's.
  *

@@ -27,7 +27,7 @@ export type CallbackReading = { reports: RawReport[] } | { problem: string } | {
 
 /**
  * A callback carries one report, or a few: 1,000 is far more than a provider groups into one
- * call, and reads in milliseconds (docs/decisions.md, "Callback webhook hardening").
+ * call, and reads in milliseconds (docs/decisions.md, "What a callback may hold").
  */
 export const DEFAULT_MAX_REPORTS = 1000;
 export const MAX_MAX_REPORTS = 100_000;

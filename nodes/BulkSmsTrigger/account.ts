@@ -1,6 +1,6 @@
 /**
- * When a poll's failures concern the account, not a batch (docs/decisions.md, "Trigger: an
- * account's failure"): the poll fails at once, in the credential test's words, and emits
+ * When a poll's failures concern the account, not a batch (docs/decisions.md, "An account's
+ * failure"): the poll fails at once, in the credential test's words, and emits
  * nothing; the batches' memory and failure counts stay as they were, since no batch is at fault.
  * Only a failure of some batches while others are read keeps the per-batch 3, 6, 12… reporting.
  */

@@ -17,7 +17,7 @@ const STATE_KEY = 'watch';
 /**
  * One poll: read the unfinished watched batches, in turn, up to the poll's bounds (read.ts),
  * compare with the stored state, emit the changes. What n8n does with a poll decides the design
- * (docs/decisions.md, "Trigger: campaign scale"):
+ * (docs/decisions.md, "What n8n saves of a poll"):
  * - items returned are emitted and the static data saved; a poll that throws emits nothing and
  *   saves nothing; a poll that returns nothing may not be saved either. So the state only moves
  *   past what is returned, and whatever a quiet poll changes is safe to compute again.

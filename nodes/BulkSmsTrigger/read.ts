@@ -20,7 +20,8 @@ export interface Read {
 export interface PollBounds {
 	/**
 	 * One poll holds at most this many reports (and the reads already under way when it is
-	 * reached): a few seconds of reading and about 100 MB at most, at any size of campaign.
+	 * reached): a poll of bounded time and memory at any size of campaign (docs/benchmarks.md,
+	 * "Polls of bounded size").
 	 */
 	reports: number;
 	/**

@@ -221,7 +221,7 @@ async function provisionN8n(root: string, nodeHome: string, release: N8nRelease)
 	// Scripts off for the install: some packages fetch prebuilt binaries, which fails here; the native
 	// modules n8n needs are then built from source by the rebuild below, against its Node.
 	// --prefer-offline takes package data from npm's cache without asking the registry again about
-	// each of n8n's ~2,000 packages: 103-123 s instead of 261 s, measured interleaved (1.123.81).
+	// each of n8n's ~2,000 packages: the install takes much less time (docs/benchmarks.md).
 	const install = ['install', spec, '--omit=dev', '--ignore-scripts', '--prefer-offline'];
 	const logged = { cwd: dir, env, log: startLog(dir) };
 	await timed(`npm install ${spec}`, () =>

@@ -1,7 +1,7 @@
 /**
  * The service writes dates as bare wall-clock times (no zone); the zone is a credential
  * setting (an IANA name, default UTC), used both for delivery_date and validity_period.
- * Only Intl is used: no date library needs bundling. Intl is slow (a few µs a call), so it is
+ * Only Intl is used: no date library needs bundling. Intl is slow for each call, so it is
  * asked only once per zone and UTC day (zoneOffsets.ts); every date after that is arithmetic.
  * This module reads the service's two forms and writes validity_period; ISO 8601 is written by
  * isoFormat.ts.

@@ -21,8 +21,9 @@ const YEAR_0 = -62_167_219_200_000;
 const YEAR_10000 = 253_402_300_800_000;
 
 /**
- * `toISOString()` without the `Z`, by arithmetic: toISOString costs about 0.8 µs, which was
- * most of shaping a report. Days to a civil date as in Howard Hinnant's `civil_from_days`.
+ * `toISOString()` without the `Z`, by arithmetic: toISOString was most of the cost of shaping a
+ * report (docs/benchmarks.md, "Dates by arithmetic"). Days to a civil date as in Howard
+ * Hinnant's `civil_from_days`.
  */
 function isoLocal(ms: number): string {
 	if (!(ms >= YEAR_0 && ms < YEAR_10000)) return new Date(ms).toISOString().slice(0, -1);

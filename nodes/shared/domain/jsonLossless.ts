@@ -8,8 +8,9 @@
  * starting with a digit) or merges (a repeated key). Held equal to JSON.parse wherever no literal
  * is rounded, and exact wherever one is, by test/domain/body.property.test.ts ("lossless JSON:
  * properties", "lossless JSON: ≥ 10,000 generated status answers") and the member-order cases of
- * test/domain/body.test.ts. What it buys: a 100,000-report answer read at ×1.72 of plain
- * JSON.parse (which rounds the ids), where the reader before it took ×7.2 (docs/benchmarks.md).
+ * test/domain/body.test.ts. What it buys: a campaign-sized answer read exactly at a small
+ * multiple of plain JSON.parse (which rounds the ids), where a reviver-only reader took several
+ * times longer (docs/benchmarks.md, "Before the fast paths").
  */
 import { BodyError, MAX_NESTING } from './bodyError';
 import { attempt } from './values';

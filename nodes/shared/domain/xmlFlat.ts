@@ -4,10 +4,10 @@
  * gives way to it (undefined) on any doubt: attributes, comments, CDATA, other entities, repeated
  * or unknown fields, a line break inside a value. Held equal by the differential test in
  * test/domain/body.property.test.ts ("flat XML scanner: ≥ 10,000 generated answers against
- * fast-xml-parser"), which also checks that every plain answer is taken here. What it buys: XML
- * of a 100,000-report answer read at ×2.68 of JSON.parse of the same data, where fast-xml-parser
- * took ×27 (docs/benchmarks.md); on that answer the general path alone takes 11–25× the
- * scanner's time (five paired runs on a loaded machine, when this module was split out).
+ * fast-xml-parser"), which also checks that every plain answer is taken here. What it buys: the
+ * service's XML read at close to the cost of its JSON, where the general path alone takes an
+ * order of magnitude longer on a campaign-sized answer (docs/benchmarks.md, "Before the fast
+ * paths").
  */
 import { REPORT_FIELDS, SEND_FIELDS } from './fields';
 import type { XmlDocument } from './xmlGeneral';

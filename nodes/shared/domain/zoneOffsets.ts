@@ -1,21 +1,21 @@
 /**
  * Time zones by arithmetic: a zone's offset at an instant, and the instant at which its clocks
- * show a wall time. Intl asked for every date is the general path, and slow (formatToParts costs
- * a few µs a call); here it is asked once per zone and UTC day (probed every 6 hours, a change
- * found to the second by bisection), and every date after that is arithmetic on the remembered
- * day (ZoneDay). Held equal to Intl by the differential property test
+ * show a wall time. Intl asked for every date is the general path, and slow (formatToParts was
+ * most of a report's cost); here it is asked once per zone and UTC day (probed every 6 hours, a
+ * change found to the second by bisection), and every date after that is arithmetic on the
+ * remembered day (ZoneDay). Held equal to Intl by the differential property test
  * test/domain/dates.property.test.ts ("zone arithmetic agrees with Intl": instants and wall times
- * in 21 zones, many within hours of a DST change). What it buys: a delivery_date shaped in
- * Berlin in 0.36–0.46 µs instead of 19.2 µs (docs/decisions.md, "Time zones are arithmetic
- * after the first look").
+ * in 21 zones, many within hours of a DST change). What it buys: a delivery_date shaped in any
+ * zone at about the cost of UTC, where asking Intl made it an order of magnitude dearer
+ * (docs/benchmarks.md, "Dates by arithmetic"; docs/decisions.md, "Time zones by arithmetic").
  */
 import { excerpt } from './values';
 import { DAY, wallAsUtc, type WallClock, type WallTime } from './wallClock';
 
 /**
  * Whether `tz` names a time zone Intl knows. Remembered per name (the Send node asks once per
- * item, and building an Intl.DateTimeFormat costs tens of µs): a pure memo of the runtime's
- * zone list, bounded, holding no data from any execution.
+ * item, and building an Intl.DateTimeFormat costs more than reading many dates): a pure memo of
+ * the runtime's zone list, bounded, holding no data from any execution.
  */
 export function isValidTimeZone(tz: string): boolean {
 	if (typeof tz !== 'string' || tz.trim() === '') return false;

@@ -2,7 +2,7 @@
  * Send's record of what it handed to the service, kept in n8n's deduplication store of this Send
  * node (scope 'node': one record per workflow and node, in n8n's own database, written at once,
  * shared by main and workers, kept across restarts and crashes). n8n gives a community node no
- * other store that it writes during a run (docs/decisions.md, "Send: the campaign record").
+ * other store that it writes during a run (docs/decisions.md, "The campaign record").
  *
  * The store answers one question, "seen before?", for each value it is given, and records the
  * new ones (hashed: nothing can be read back). So the record is made of facts that are there or
