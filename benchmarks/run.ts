@@ -26,6 +26,7 @@ const MODULES: Record<string, () => Promise<{ figures: () => Promise<Figure[]> }
 	trigger: () => import('./trigger'),
 	callbacks: () => import('./callbacks'),
 	product: () => import('./product'),
+	record: () => import('./record'),
 };
 
 async function main(): Promise<void> {
