@@ -1,5 +1,6 @@
 /* eslint-disable
 	@n8n/community-nodes/no-restricted-globals,
+	@n8n/community-nodes/no-restricted-imports,
 	@n8n/community-nodes/require-node-api-error
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
@@ -15,6 +16,8 @@
  * BULKSMS_BENCH_TARBALL=<file.tgz> measures a package packed elsewhere (an earlier commit)
  * instead of this checkout.
  */
+import { request } from 'node:http';
+
 import { N8nInstance } from '../scripts/n8n/instance';
 import { packRepo } from '../scripts/n8n/package';
 import { freePort, sleep } from '../scripts/n8n/processes';
@@ -193,16 +196,13 @@ async function leg(
 		await databaseReady(server);
 		const measuring = meter(server.pid as number);
 		const start = performance.now();
-		const response = await fetch(url, { method: 'POST' });
-		const text = await response.text();
+		const { status, text } = await post(url);
 		const ms = performance.now() - start;
 		const figures = measuring.stop();
 		// Under load n8n can miss its own database ping and refuse calls until the next one.
-		if (response.status === 503 && text.includes('Database is not ready') && attempt < 5) continue;
-		if (!response.ok)
-			throw new Error(
-				`bench: ${scenario.key} (${side}) answered ${response.status}: ${text.slice(0, 500)}`,
-			);
+		if (status === 503 && text.includes('Database is not ready') && attempt < 5) continue;
+		if (status !== 200)
+			throw new Error(`bench: ${scenario.key} (${side}) answered ${status}: ${text.slice(0, 500)}`);
 		return { ms, ...figures, ...checked(scenario, sandbox, text) };
 	}
 }
@@ -222,17 +222,34 @@ async function editorRun(
 	);
 	if (!listening.data.waitingForWebhook)
 		throw new Error(`bench: ${scenario.key} (${side}) did not wait for its test webhook`);
-	const response = await fetch(`${server.baseUrl}/webhook-test/${webhookPath(scenario, side)}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	const text = await response.text();
-	if (!response.ok)
+	const url = `${server.baseUrl}/webhook-test/${webhookPath(scenario, side)}`;
+	const { status, text } = await post(url, body);
+	if (status !== 200)
 		throw new Error(
-			`bench: ${scenario.key} (${side}) from the editor answered ${response.status}: ${text.slice(0, 500)}`,
+			`bench: ${scenario.key} (${side}) from the editor answered ${status}: ${text.slice(0, 500)}`,
 		);
 	return JSON.parse(text) as JsonObject[];
+}
+
+/**
+ * A webhook call, answered when the run ends. Not fetch: its client gives up on an answer whose
+ * headers take more than 5 minutes, and a 100,000-row campaign takes longer.
+ */
+async function post(url: string, body?: JsonObject): Promise<{ status: number; text: string }> {
+	const payload = body === undefined ? '' : JSON.stringify(body);
+	return await new Promise((resolve, reject) => {
+		const call = request(url, { method: 'POST', headers: { 'content-type': 'application/json' } });
+		call.on('error', reject);
+		call.on('response', (response) => {
+			const chunks: Buffer[] = [];
+			response.on('data', (chunk: Buffer) => chunks.push(chunk));
+			response.on('error', reject);
+			response.on('end', () =>
+				resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+			);
+		});
+		call.end(payload);
+	});
 }
 
 function checked(scenario: Scenario, sandbox: Sandbox, answer: string) {
