@@ -11,7 +11,7 @@
  *
  * and inside `n8n start` (n8n's own Node 24, CPU-profiled with NODE_OPTIONS when a folder is given):
  *
- *   npx tsx benchmarks/profile.ts n8n <scenario> <node|n8n> [legs] [profile folder]
+ *   npx tsx benchmarks/profile.ts n8n <scenario> <side> [legs] [profile folder]
  *   npx tsx benchmarks/profile.ts top <folder>/<file>.cpuprofile [count] [from ms] [to ms]
  *
  * `send` runs Manual Trigger → Set Items (`rows` items `{ number }`, default 100,000) → Send with
@@ -20,15 +20,18 @@
  * prints the functions with the most self time in a profile, with their file, and the share of
  * the package's own code (nodes/, credentials/); from/to keep the samples of that window (ms
  * after the profile started: `n8n` prints when its legs ran, so that n8n's start is left out).
- * `n8n` starts the product as benchmarks/product.ts does and runs one scenario's leg (default 3
- * times), printing each leg's figures.
+ * `n8n` starts the product as benchmarks/n8nStart.ts does, with one scenario of product.ts or
+ * record.ts (its setup included: a record is filled first), and runs one side's leg (default 3
+ * times; `all` runs every side of every scenario of product.ts), printing each leg's figures.
  */
 import { readFileSync } from 'node:fs';
 
 import { outputOf, runWorkflow } from '../test/engine/harness';
 import { credentialsFor, items, line, send, trigger } from '../test/bulkSms/workflow';
 import { startSandbox } from '../sandbox/server';
-import { ALL_LEGS, startProduct, type Side } from './product';
+import { startProduct, type Side } from './n8nStart';
+import { SCENARIOS as PRODUCT } from './product';
+import { SCENARIOS as RECORD } from './record';
 
 async function profileSend(rows: number): Promise<void> {
 	const sandbox = await startSandbox({
@@ -75,11 +78,17 @@ interface Profile {
 	timeDeltas: number[];
 }
 
-/** `all` runs every leg of every scenario. */
+/** `all` runs every leg of every scenario of product.ts. */
 async function profileN8n(scenario: string, side: Side, legs: number, folder?: string) {
 	const env = folder ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${folder}` } : undefined;
-	const product = await startProduct({ env });
-	const runs = scenario === 'all' ? ALL_LEGS : [[scenario, side] as [string, Side]];
+	const scenarios =
+		scenario === 'all' ? PRODUCT : [...PRODUCT, ...RECORD].filter(({ key }) => key === scenario);
+	const product = await startProduct(scenarios, { env });
+	const runs = scenarios.flatMap(({ key, nodes }) =>
+		Object.keys(nodes)
+			.filter((which) => scenario === 'all' || which === side)
+			.map((which): [string, Side] => [key, which]),
+	);
 	try {
 		const from = performance.now() - product.startedAt;
 		for (const [key, which] of runs) {
@@ -148,7 +157,7 @@ if (command === 'send') {
 	top(argument, Number(rest[0]) || 25, Number(rest[1]) || 0, Number(rest[2]) || Infinity);
 } else {
 	console.error(
-		'usage: benchmarks/profile.ts send [rows] | n8n SCENARIO node|n8n [legs] [folder] | top FILE [count] [from] [to]',
+		'usage: benchmarks/profile.ts send [rows] | n8n SCENARIO SIDE [legs] [folder] | top FILE [count] [from] [to]',
 	);
 	process.exitCode = 2;
 }

@@ -27,6 +27,7 @@ const MODULES: Record<string, () => Promise<{ figures: () => Promise<Figure[]> }
 	callbacks: () => import('./callbacks'),
 	callbackMemory: () => import('./callbackMemory'),
 	product: () => import('./product'),
+	record: () => import('./record'),
 };
 
 async function main(): Promise<void> {
