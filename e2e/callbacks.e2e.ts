@@ -51,7 +51,7 @@ function statusWorkflow(): JsonObject {
 				id: 'c0a1b2c3-0000-4000-8000-000000000001',
 				name: TRIGGER,
 				type: STATUS_TRIGGER_NODE_TYPE,
-				typeVersion: 1,
+				typeVersion: 1.1,
 				position: [0, 0],
 				webhookId: WEBHOOK_ID,
 				parameters: { emit: 'changes', options: {} },
@@ -234,6 +234,26 @@ test('every answer of the credential-based trigger is JSON that says what became
 		[200, { received: 1, repeated: 1, late: 0, emitted: 0 }],
 		[401, UNAUTHENTICATED],
 	]);
+});
+
+test('a report sent with a content type n8n does not parse is read from its raw body', async () => {
+	// From version 1.1 on, n8n leaves such a body unread; the trigger reads it itself (webhook.ts).
+	const url = callbackUrl(server, example);
+	const report = (n: number) =>
+		`{"batch_id":9007199254740999,"network_id":23410,"status":"DELIVRD","msisdn":"44770090014${n}","gateway_session_id":1801439850949004${n},"delivery_date":"2026-01-15 10:00:05.0"}`;
+	const answers = [];
+	for (const [n, type] of [
+		'application/octet-stream',
+		'application/vnd.provider.report',
+	].entries()) {
+		const res = await fetch(url, {
+			method: 'POST',
+			headers: { 'Content-Type': type },
+			body: report(n),
+		});
+		answers.push([res.status, await res.json()]);
+	}
+	expect(answers).toEqual(Array(2).fill([200, { received: 1, repeated: 0, late: 0, emitted: 1 }]));
 });
 
 test('copies posted at the same moment start the workflow with their report once; different callbacks at once share executions', async () => {

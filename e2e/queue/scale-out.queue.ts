@@ -491,7 +491,7 @@ function callbackWorkflow(): JsonObject {
 				id: '5b7d0c1e-0000-4000-8000-000000000001',
 				name: CALLBACK_TRIGGER,
 				type: STATUS_TRIGGER_NODE_TYPE,
-				typeVersion: 1,
+				typeVersion: 1.1,
 				position: [0, 0],
 				webhookId: CALLBACK_WEBHOOK_ID,
 				parameters: { emit: 'changes', options: {} },

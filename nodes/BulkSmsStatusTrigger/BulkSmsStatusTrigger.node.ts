@@ -26,7 +26,9 @@ export class BulkSmsStatusTrigger implements INodeType {
 		name: 'bulkSmsStatusTrigger',
 		icon: { light: 'file:../BulkSms/bulkSms.svg', dark: 'file:../BulkSms/bulkSms.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// The one version. Not 1: n8n treats a webhook node of version 1 as its old Webhook node and
+		// evaluates an expression for every call (webhook-helpers.js parseRequestBody).
+		version: 1.1,
 		subtitle:
 			'={{ "Callbacks: " + {"final": "final statuses", "changes": "every status change"}[$parameter["emit"]] }}',
 		description:

@@ -29,7 +29,7 @@ export function triggerNode(parameters: INodeParameters = {}): INode {
 		id: 'status-trigger',
 		name: 'Bulk SMS Status Trigger',
 		type: STATUS_TRIGGER,
-		typeVersion: 1,
+		typeVersion: 1.1,
 		position: [0, 0],
 		webhookId: WEBHOOK_ID,
 		parameters,
