@@ -54,6 +54,8 @@ export interface Scenario {
 	prepare?: (sandbox: Sandbox) => Promise<void>;
 	/** How many ids in the answer are exactly the sandbox's, of how many. */
 	check: (sandbox: Sandbox, answer: JsonObject[]) => { exact: number; total: number };
+	/** Counted rounds, when a leg takes minutes (figures.ts's ROUNDS otherwise). */
+	rounds?: number;
 }
 
 export interface LegResult extends ProcessFigures {
@@ -169,7 +171,7 @@ export async function startProduct(
 export async function legsInRounds(
 	product: Product,
 	scenario: Scenario,
-	rounds?: number,
+	rounds = scenario.rounds,
 ): Promise<Record<Side, LegResult[]>> {
 	const results: Record<Side, LegResult[]> = {};
 	const legs: Record<Side, Leg> = {};
