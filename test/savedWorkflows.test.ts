@@ -24,6 +24,7 @@ import {
 import { BulkSms } from '../nodes/BulkSms/BulkSms.node';
 import { BulkSmsStatusTrigger } from '../nodes/BulkSmsStatusTrigger/BulkSmsStatusTrigger.node';
 import { BulkSmsTrigger } from '../nodes/BulkSmsTrigger/BulkSmsTrigger.node';
+import { editorValues } from './engine/creator';
 
 const NODE_TYPES: Record<string, INodeType> = {
 	'n8n-nodes-bulk-sms.bulkSms': new BulkSms(),
@@ -98,14 +99,7 @@ describe.each(saved)('$saved', ({ node }) => {
 
 	it('shows no issue in the editor', () => {
 		// The editor checks the node with its defaults filled in, as it holds it.
-		const parameters = NodeHelpers.getNodeParameters(
-			description.properties,
-			node.parameters,
-			true,
-			false,
-			node,
-			description,
-		) as INodeParameters;
+		const parameters = editorValues(description, node);
 		const issues = NodeHelpers.getNodeParametersIssues(
 			description.properties,
 			{ ...node, parameters },

@@ -61,12 +61,9 @@ export function nodeFromAction(
 	};
 }
 
-/**
- * Values of the node's option lists that its version does not offer, as [name, value]: the
- * editor shows such a value raw, as an issue, and the node meets a value it does not know.
- */
-export function valuesNotOffered(description: INodeTypeDescription, node: INode): string[] {
-	const values = NodeHelpers.getNodeParameters(
+/** The parameters as the editor holds them: the saved values, the defaults of the node's version. */
+export function editorValues(description: INodeTypeDescription, node: INode): INodeParameters {
+	return NodeHelpers.getNodeParameters(
 		description.properties,
 		node.parameters,
 		true,
@@ -74,6 +71,14 @@ export function valuesNotOffered(description: INodeTypeDescription, node: INode)
 		node,
 		description,
 	) as INodeParameters;
+}
+
+/**
+ * Values of the node's option lists that its version does not offer, as [name, value]: the
+ * editor shows such a value raw, as an issue, and the node meets a value it does not know.
+ */
+export function valuesNotOffered(description: INodeTypeDescription, node: INode): string[] {
+	const values = editorValues(description, node);
 	const shown = (property: INodeProperties) =>
 		NodeHelpers.displayParameter(values, property, node, description, values);
 	return description.properties

@@ -4,9 +4,10 @@
  * every report, is refused at activation (and for "Test this trigger"), with a sentence.
  */
 import { NodeHelpers } from 'n8n-workflow';
-import type { INode, INodeParameters } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 
 import { BulkSmsStatusTrigger } from '../../nodes/BulkSmsStatusTrigger/BulkSmsStatusTrigger.node';
+import { editorValues } from '../engine/creator';
 import { testCredential } from '../engine/harness';
 import { runWebhookSetup, startWebhookServer, type WebhookServer } from '../engine/webhook';
 import {
@@ -184,20 +185,8 @@ describe('the credentials test what activation checks', () => {
 
 const description = new BulkSmsStatusTrigger().description;
 
-/** The parameters as the editor holds them: saved values, defaults of the node's version. */
-function editorValues(node: INode): INodeParameters {
-	return NodeHelpers.getNodeParameters(
-		description.properties,
-		node.parameters,
-		true,
-		false,
-		node,
-		description,
-	) as INodeParameters;
-}
-
 function visibleParameters(node: INode): string[] {
-	const values = editorValues(node);
+	const values = editorValues(description, node);
 	return description.properties
 		.filter((property) => NodeHelpers.displayParameter(values, property, node, description))
 		.map((property) => property.name);
