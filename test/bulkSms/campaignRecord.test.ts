@@ -328,6 +328,28 @@ describe('what counts as the same send, and when it is forgotten', () => {
 		expect(recordOf(alert.workflowId, 'Send').filter((v) => !v.startsWith('used'))).toEqual([]);
 	});
 
+	it('beside a large open campaign, a run ends its own when taking it back is cheap, else leaves it to Resume Within', async () => {
+		const c = campaign([]);
+		const run = async (rows: object[], options: INodeParameters, mode: WorkflowExecuteMode) =>
+			await runWorkflow({ ...specOf(rows, options), workflowId: c.workflowId, mode, ...account() });
+		await sandbox.upsertAccount({ username: 'demo', credits: 60_000 });
+		// From the editor, never ended: 50,000 numbers in one item, 100,001 entries.
+		const all = Array.from({ length: 50_000 }, (_, i) => `4477009${50000 + i}`).join(',');
+		await run([{ name: 'All', phone: all }], { campaign: 'big' }, 'manual');
+		const held = () => recordOf(c.workflowId, 'Send').length;
+		expect(held()).toBe(100_001);
+
+		const [few, many] = [contacts(10), contacts(1_000).slice(10)];
+		await run(few, {}, 'trigger'); // 21 values × 100,021 entries: taken back
+		expect(held()).toBe(100_001);
+		await run(many, {}, 'trigger'); // 1,981 values × 102,000 entries: left open
+		expect(held()).toBe(100_001 + 2 * 990);
+		const again = outputOf(await run([...few, ...many], {}, 'trigger'), 'Send');
+		expect(acceptances(few)).toEqual(Array(10).fill(2));
+		expect(new Set(acceptances(many))).toEqual(new Set([1]));
+		expect(new Set(outcomes(again).slice(10))).toEqual(new Set(['sent before']));
+	});
+
 	it('an editor run never ends a campaign: running a step again sends nothing twice', async () => {
 		const rows = contacts(4);
 		const c = campaign(rows);

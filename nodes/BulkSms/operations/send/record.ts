@@ -17,9 +17,10 @@
  *
  * Forgetting, the rule the README states: a run in production (a trigger, a schedule, a webhook,
  * `n8n execute`) that reached every number it was given ends its campaign, and the record is
- * emptied; an unfinished campaign is forgotten by the first run more than Resume Within hours
- * after the record was last used. Editor runs and Retries never end a campaign, and a Retry
- * never forgets one, so that running a step again or retrying twice sends nothing twice.
+ * emptied (or, when it holds another campaign, the run's own values taken out if that is cheap:
+ * TAKE_BACK_COMPARISONS); an unfinished campaign is forgotten by the first run more than Resume
+ * Within hours after the record was last used. Editor runs and Retries never end a campaign, and
+ * a Retry never forgets one, so that running a step again or retrying twice sends nothing twice.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -103,6 +104,14 @@ class Known {
 /** Values a run keeps to take back its own; beyond this, it only counts them. */
 const LISTED = 10_000;
 
+/**
+ * n8n's removeProcessed searches the whole record for each value it takes back: its values times
+ * the record's entries, compared one by one. Past this many (about a second of n8n's CPU), a run
+ * leaves its campaign to Resume Within rather than stall n8n: taking back 1,000 numbers from a
+ * record of 1,000,000 entries took 19 s (docs/benchmarks.md, "Send's record").
+ */
+const TAKE_BACK_COMPARISONS = 100_000_000;
+
 export class SendRecord {
 	private readonly known = new Known();
 	private usedHour = -1;
@@ -161,8 +170,8 @@ export class SendRecord {
 	/**
 	 * The end of a run: accepted marks still waiting are written, unless the run ends its campaign.
 	 * Then the record is emptied when it holds nothing this run does not know of; otherwise (another
-	 * campaign of the same node, a run beside this one) a small campaign takes back its own values,
-	 * and a large one is left to be forgotten.
+	 * campaign of the same node, a run beside this one) the run takes back its own values when that
+	 * is cheap, and leaves its campaign to be forgotten when it is not.
 	 */
 	async finish(accepted: readonly string[], reachedEveryone: boolean): Promise<void> {
 		if (!reachedEveryone || !this.policy.endsCampaign) return void (await this.claim([], accepted));
@@ -173,7 +182,7 @@ export class SendRecord {
 				await this.store.clearAllProcessedItems('node', OPTIONS);
 				return true;
 			}
-			if (!own) return false;
+			if (!own || own.length * held > TAKE_BACK_COMPARISONS) return false;
 			await this.store.removeProcessed(own, 'node', OPTIONS);
 			return true;
 		});
