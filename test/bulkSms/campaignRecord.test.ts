@@ -21,6 +21,7 @@ import {
 	startWorkflow,
 	storeCalls,
 } from '../engine/harness';
+import { SendRecord } from '../../nodes/BulkSms/operations/send/record';
 import { startSandbox, type QueuedFault, type Sandbox } from '../../sandbox/server';
 import { credentialsFor, getStatus, items, line, send, trigger } from './workflow';
 
@@ -410,6 +411,25 @@ describe("the record's own failures and costs", () => {
 		await campaign(rows).run();
 		expect(spread(acceptances(rows))).toEqual([0, 400, 0]);
 		expect(storeCalls() - before).toBeLessThan(400 / 4);
+	});
+
+	it('a window holds at most a fiftieth of the run, so that a crash leaves little in doubt', async () => {
+		await sandbox.upsertAccount({ username: 'demo', credits: 5_000 });
+		const rows = contacts(3_000);
+		const windows: number[] = [];
+		// A record call as slow as a busy database's, so that many answers come in during each.
+		const claim = SendRecord.prototype.claim;
+		const record = jest.spyOn(SendRecord.prototype, 'claim').mockImplementation(async function (
+			this: SendRecord,
+			...args
+		) {
+			await sleep(50);
+			return await claim.apply(this, args);
+		});
+		await campaign(rows).run();
+		for (const [claims] of record.mock.calls) if (claims.length > 0) windows.push(claims.length);
+		expect(spread(acceptances(rows))).toEqual([0, 3_000, 0]);
+		expect(Math.max(...windows)).toBeLessThanOrEqual(3_000 / 50);
 	});
 
 	it('a combined send resumes by number: a request in doubt holds back only its own numbers', async () => {

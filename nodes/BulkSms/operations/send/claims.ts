@@ -5,8 +5,8 @@
  * n8n reads and rewrites the whole record on every call, in n8n's own process: one call claims a
  * whole window and carries the accepted marks of the answers that came in meanwhile. The next
  * window is claimed while this one is sent, and is sized so that n8n spends about a twentieth of
- * the sending time on the record: twenty times the requests answered during the last call. The
- * record's size sets the window's: a crash leaves at most two windows' numbers in doubt.
+ * the sending time on the record: twenty times the requests answered during the last call, and at
+ * most a fiftieth of the run's requests. A crash leaves at most two windows' numbers in doubt.
  */
 import type { SendRecord } from './record';
 import { acceptedKey, claimKey } from './recordKeys';
@@ -41,6 +41,11 @@ const WINDOW_PER_ANSWER = 20;
 /** The most requests one window claims, and the most numbers (a combined send has 1,000 a request). */
 const MAX_WINDOW_REQUESTS = 2_000;
 const MAX_WINDOW_NUMBERS = 20_000;
+/**
+ * A run's requests are claimed in at least this many windows, so that a crash leaves a few
+ * hundredths of a campaign in doubt, not a third of it when the service answers fast.
+ */
+const MIN_WINDOWS = 50;
 
 export class ClaimWindows {
 	/** Per request, in queue order: its window's numbers that an earlier run claimed. */
@@ -48,6 +53,7 @@ export class ClaimWindows {
 	private next = 0;
 	private newestWindow = 0;
 	private size: number;
+	private readonly largest: number;
 	private answered = 0;
 	private accepted: string[] = [];
 	private readonly writes: Array<Promise<unknown>> = [];
@@ -61,6 +67,10 @@ export class ClaimWindows {
 		private readonly concurrency: number,
 	) {
 		this.size = concurrency;
+		this.largest = Math.min(
+			MAX_WINDOW_REQUESTS,
+			Math.max(concurrency, Math.ceil(requests.length / MIN_WINDOWS)),
+		);
 	}
 
 	/** The numbers of request `index` that an earlier run claimed; claims the request's window first. */
@@ -128,7 +138,7 @@ export class ClaimWindows {
 		const claimed = this.claimWindow(window).finally(() => {
 			const answeredDuring = this.answered - answeredBefore;
 			const wanted = WINDOW_PER_ANSWER * answeredDuring;
-			this.size = Math.min(MAX_WINDOW_REQUESTS, Math.max(this.concurrency, wanted));
+			this.size = Math.min(this.largest, Math.max(this.concurrency, wanted));
 		});
 		// A window the run never reaches (it stopped) must not leave its failure unhandled.
 		claimed.catch(() => undefined);
