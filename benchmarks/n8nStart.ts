@@ -164,6 +164,12 @@ export async function startProduct(
 	}
 }
 
+/** The scenarios to run: all, or those BENCH_ONLY names (keys, comma-separated). */
+export function chosen<T extends { key: string }>(scenarios: readonly T[]): T[] {
+	const only = process.env.BENCH_ONLY?.split(',');
+	return scenarios.filter((scenario) => !only || only.includes(scenario.key));
+}
+
 /**
  * Every side of a scenario in rounds (figures.ts: a warm-up leg of each side, then the sides in
  * turn): per side, the counted legs' figures, round by round.

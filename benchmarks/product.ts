@@ -25,6 +25,7 @@ import {
 	batchIds,
 	bulkSms,
 	code,
+	chosen,
 	legsInRounds,
 	nodeId,
 	send,
@@ -120,10 +121,11 @@ return chunks;`,
 
 /** `npm run bench -- --only product`: every scenario in rounds, in one n8n. */
 export async function figures(): Promise<Figure[]> {
-	const product = await startProduct(SCENARIOS);
+	const scenarios = chosen(SCENARIOS);
+	const product = await startProduct(scenarios);
 	try {
 		const result: Figure[] = [];
-		for (const scenario of SCENARIOS) {
+		for (const scenario of scenarios) {
 			result.push(figureOf(scenario, await legsInRounds(product, scenario)));
 		}
 		return result;

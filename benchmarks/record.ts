@@ -1,6 +1,5 @@
 /* eslint-disable
-	@n8n/community-nodes/no-hardcoded-secrets,
-	@n8n/community-nodes/no-restricted-globals
+	@n8n/community-nodes/no-hardcoded-secrets
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * What Send's record costs (Send Each Number Once, on by default: the record is n8n's
@@ -27,6 +26,7 @@ import { median, roundRatios, type Figure } from './figures';
 import {
 	batchIds,
 	code,
+	chosen,
 	legsInRounds,
 	send,
 	startProduct,
@@ -130,8 +130,7 @@ function sentEveryNumber(sandbox: Sandbox, answer: JsonObject[]): { exact: numbe
 /** `npm run bench -- --only record`: each scenario in rounds, each in its own n8n. */
 export async function figures(): Promise<Figure[]> {
 	const result: Figure[] = [];
-	for (const scenario of SCENARIOS) {
-		if (process.env.BENCH_ONLY && scenario.key !== process.env.BENCH_ONLY) continue;
+	for (const scenario of chosen(SCENARIOS)) {
 		const product = await startProduct([scenario]);
 		try {
 			const counted = await legsInRounds(product, scenario);

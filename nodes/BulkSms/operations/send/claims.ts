@@ -54,6 +54,8 @@ export class ClaimWindows {
 	private newestWindow = 0;
 	private size: number;
 	private readonly largest: number;
+	/** Numbers in the window claimed last: the marks written on their own wait for as many. */
+	private lastWindowNumbers = 0;
 	private answered = 0;
 	private accepted: string[] = [];
 	private readonly writes: Array<Promise<unknown>> = [];
@@ -86,7 +88,7 @@ export class ClaimWindows {
 		this.answered++;
 		this.accepted.push(...entries.map((entry) => entry.accepted));
 		// Once every window is claimed, the marks are written on their own, a window's worth at a time.
-		if (this.next >= this.requests.length && this.accepted.length >= this.size) {
+		if (this.next >= this.requests.length && this.accepted.length >= this.lastWindowNumbers) {
 			this.track(this.record.claim([], this.takeAccepted()));
 		}
 	}
@@ -133,6 +135,7 @@ export class ClaimWindows {
 		}
 		this.next = end;
 		this.newestWindow = start;
+		this.lastWindowNumbers = numbers;
 		const answeredBefore = this.answered;
 		const window = this.requests.slice(start, end).flatMap(entriesOf);
 		const claimed = this.claimWindow(window).finally(() => {
