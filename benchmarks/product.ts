@@ -74,6 +74,15 @@ export const SCENARIOS: Scenario[] = [
 					sendOptions: { combineItems: true },
 				}),
 			],
+			// Send without its record (Send Each Number Once off): what the record costs here.
+			noRecord: () => [
+				rows100k(),
+				send({
+					destinations: '={{ $json.number }}',
+					message: 'Hi',
+					sendOptions: { combineItems: true, sendEachNumberOnce: false },
+				}),
+			],
 			n8n: (baseUrl) => [
 				rows100k(),
 				code(
@@ -93,6 +102,14 @@ return chunks;`,
 		label: 'the same 100,000 numbers in one item: Send vs Code split + HTTP Request',
 		nodes: {
 			node: () => [oneItem100k(), send({ destinations: '={{ $json.numbers }}', message: 'Hi' })],
+			noRecord: () => [
+				oneItem100k(),
+				send({
+					destinations: '={{ $json.numbers }}',
+					message: 'Hi',
+					sendOptions: { sendEachNumberOnce: false },
+				}),
+			],
 			n8n: (baseUrl) => [
 				oneItem100k(),
 				code(
