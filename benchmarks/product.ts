@@ -44,6 +44,33 @@ const NUMBER_JS = "'4477009' + String(i).padStart(5, '0')";
 
 const PERSONAL = '=Hi {{ $json.name }}, your appointment is tomorrow at 10.';
 
+/** What a user's Code node does with `numbers`: requests of 1,000, one item each. */
+const CHUNKS_JS = `const chunks = [];
+for (let i = 0; i < numbers.length; i += 1000) chunks.push({ json: { destination: numbers.slice(i, i + 1000).join(',') } });
+return chunks;`;
+
+const NO_RECORD: JsonObject = { sendEachNumberOnce: false };
+
+/** Send of one message to every row, combined into requests of 1,000. */
+const combinedSend =
+	(options: JsonObject = {}) =>
+	() => [
+		rows100k(),
+		send({
+			destinations: '={{ $json.number }}',
+			message: 'Hi',
+			sendOptions: { combineItems: true, ...options },
+		}),
+	];
+
+/** Send of the 100,000 numbers of one item. */
+const oneItemSend =
+	(options: JsonObject = {}) =>
+	() => [
+		oneItem100k(),
+		send({ destinations: '={{ $json.numbers }}', message: 'Hi', sendOptions: options }),
+	];
+
 export const SCENARIOS: Scenario[] = [
 	{
 		key: 'n8n_personalised_5000',
@@ -66,31 +93,14 @@ export const SCENARIOS: Scenario[] = [
 		key: 'n8n_combined_100k',
 		label: '100,000 rows, one message: Send (combined) vs Code chunking + HTTP Request',
 		nodes: {
-			node: () => [
-				rows100k(),
-				send({
-					destinations: '={{ $json.number }}',
-					message: 'Hi',
-					sendOptions: { combineItems: true },
-				}),
-			],
+			node: combinedSend(),
 			// Send without its record (Send Each Number Once off): what the record costs here.
-			noRecord: () => [
-				rows100k(),
-				send({
-					destinations: '={{ $json.number }}',
-					message: 'Hi',
-					sendOptions: { combineItems: true, sendEachNumberOnce: false },
-				}),
-			],
+			noRecord: combinedSend(NO_RECORD),
 			n8n: (baseUrl) => [
 				rows100k(),
 				code(
 					'Chunk',
-					`const numbers = $input.all().map((item) => item.json.number);
-const chunks = [];
-for (let i = 0; i < numbers.length; i += 1000) chunks.push({ json: { destination: numbers.slice(i, i + 1000).join(',') } });
-return chunks;`,
+					`const numbers = $input.all().map((item) => item.json.number);\n${CHUNKS_JS}`,
 				),
 				httpSend(baseUrl, '={{ $json.destination }}', 'Hi'),
 			],
@@ -101,24 +111,11 @@ return chunks;`,
 		key: 'n8n_one_item_100k',
 		label: 'the same 100,000 numbers in one item: Send vs Code split + HTTP Request',
 		nodes: {
-			node: () => [oneItem100k(), send({ destinations: '={{ $json.numbers }}', message: 'Hi' })],
-			noRecord: () => [
-				oneItem100k(),
-				send({
-					destinations: '={{ $json.numbers }}',
-					message: 'Hi',
-					sendOptions: { sendEachNumberOnce: false },
-				}),
-			],
+			node: oneItemSend(),
+			noRecord: oneItemSend(NO_RECORD),
 			n8n: (baseUrl) => [
 				oneItem100k(),
-				code(
-					'Split',
-					`const numbers = $input.first().json.numbers.split(',');
-const chunks = [];
-for (let i = 0; i < numbers.length; i += 1000) chunks.push({ json: { destination: numbers.slice(i, i + 1000).join(',') } });
-return chunks;`,
-				),
+				code('Split', `const numbers = $input.first().json.numbers.split(',');\n${CHUNKS_JS}`),
 				httpSend(baseUrl, '={{ $json.destination }}', 'Hi'),
 			],
 		},
