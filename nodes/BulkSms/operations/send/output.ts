@@ -66,6 +66,16 @@ function sentBeforeEntries(sentBefore: readonly SentBefore[], item: (msisdn: str
 // One item per batch
 // ---------------------------------------------------------------------------------------
 
+/** What both outputs say of the message itself, in order. */
+const MESSAGE: IDataObject = {
+	encoding: null,
+	characters: null,
+	parts: null,
+	credits_expected: null,
+	validity_period: null,
+	valid_until: null,
+};
+
 /** The columns of every item of One Item per Batch, in order. */
 const BATCH: IDataObject = {
 	send_outcome: null,
@@ -80,12 +90,7 @@ const BATCH: IDataObject = {
 	skipped: [],
 	duplicates_removed: 0,
 	reason: null,
-	encoding: null,
-	characters: null,
-	parts: null,
-	credits_expected: null,
-	validity_period: null,
-	valid_until: null,
+	...MESSAGE,
 	chunk: null,
 	chunks: null,
 	error: null,
@@ -241,12 +246,7 @@ const ROW: IDataObject = {
 	sent_with_item: null,
 	error: null,
 	service_error: null,
-	encoding: null,
-	characters: null,
-	parts: null,
-	credits_expected: null,
-	validity_period: null,
-	valid_until: null,
+	...MESSAGE,
 };
 
 type Row = INodeExecutionData & { item: number };
