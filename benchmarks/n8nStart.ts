@@ -20,7 +20,8 @@ import { request } from 'node:http';
 
 import { N8nInstance } from '../scripts/n8n/instance';
 import { packRepo } from '../scripts/n8n/package';
-import { freePort, sleep } from '../scripts/n8n/processes';
+import { sleep } from '../scripts/n8n/processes';
+import { freePort } from '../scripts/ports';
 import type { JsonObject } from '../scripts/n8n/runData';
 import type { N8nServer, ServerOptions } from '../scripts/n8n/server';
 import {

@@ -16,7 +16,8 @@ import { promisify } from 'node:util';
 
 import { sendDirect } from '../sandbox/client';
 import { REPO_ROOT } from '../scripts/n8n/package';
-import { captureOutput, freePort, killGroup, spawnGroup } from '../scripts/n8n/processes';
+import { captureOutput, killGroup, spawnGroup } from '../scripts/n8n/processes';
+import { freePort } from '../scripts/ports';
 import { type JsonObject, nodeRuns } from '../scripts/n8n/runData';
 import { N8nServer } from '../scripts/n8n/server';
 import {

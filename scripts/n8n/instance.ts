@@ -18,12 +18,12 @@ import * as path from 'node:path';
 import {
 	finished,
 	forgetTempFolder,
-	freePort,
 	killGroup,
 	spawnGroup,
 	trackTempFolder,
 	type CliResult,
 } from './processes';
+import { freePort } from '../ports';
 import { provision, type Provisioned } from './provision';
 import { extractRunData, type Json, type JsonObject } from './runData';
 import { N8nServer, type ServerOptions } from './server';

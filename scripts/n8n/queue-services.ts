@@ -18,11 +18,11 @@ import { provisionPostgres } from './provision';
 import {
 	captureOutput,
 	forgetTempFolder,
-	freePort,
 	killGroup,
 	spawnGroup,
 	trackTempFolder,
 } from './processes';
+import { freePort } from '../ports';
 
 /** A started service: where it listens, its process group, how to stop it. */
 export interface Service {

@@ -14,7 +14,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { N8nInstance } from './instance';
-import { captureOutput, freePort, killGroup, sleep } from './processes';
+import { freePort } from '../ports';
+import { captureOutput, killGroup, sleep } from './processes';
 import type { JsonObject } from './runData';
 import { DEFAULT_OWNER, type N8nServer } from './server';
 import {

@@ -6,7 +6,8 @@
  * session, an API key, node types, activation, executions.
  */
 import type { ChildProcess } from 'node:child_process';
-import { captureOutput, freePort, killGroup, sleep } from './processes';
+import { freePort } from '../ports';
+import { captureOutput, killGroup, sleep } from './processes';
 import type { Json, JsonObject } from './runData';
 
 export interface Owner {

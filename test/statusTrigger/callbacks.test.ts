@@ -1,16 +1,14 @@
 /* eslint-disable
-	@n8n/community-nodes/no-restricted-globals,
-	@n8n/community-nodes/no-restricted-imports
+	@n8n/community-nodes/no-restricted-globals
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * The sandbox calls back the status trigger over HTTP (n8n's webhook path, test/engine/webhook.ts):
  * at least once delivery with repeats, reordering and a receiver that is down for a while, and
  * every status change of every message still starts the workflow exactly once.
  */
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 
 import { sendDirect } from '../../sandbox/client';
+import { freePort } from '../../scripts/ports';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { WebhookServer } from '../engine/webhook';
 import { SECRET, startTrigger, WEBHOOK_ID } from './helpers';
@@ -130,14 +128,6 @@ it('a wrong secret is refused: the sandbox retries, then gives up, and nothing s
 	]);
 	expect(server.executions()).toEqual([]);
 });
-
-async function freePort(): Promise<number> {
-	const probe = createServer();
-	await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-	const { port } = probe.address() as AddressInfo;
-	await new Promise((resolve) => probe.close(resolve));
-	return port;
-}
 
 /** Waits until done() holds; fails the test when it does not within ms. */
 async function waitFor(done: () => boolean, ms = 10_000): Promise<void> {
