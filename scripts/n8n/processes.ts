@@ -148,6 +148,19 @@ export function sleep(ms: number): Promise<void> {
 	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Resolves once `condition()` holds, checked every 200 ms; fails after `timeoutMs`, naming `what`. */
+export async function waitUntil(
+	condition: () => boolean | Promise<boolean>,
+	timeoutMs: number,
+	what = 'condition',
+): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await condition())) {
+		if (Date.now() > deadline) throw new Error(`${what} not met in ${timeoutMs} ms`);
+		await sleep(200);
+	}
+}
+
 /** Waits for a process to end, with all it wrote to stdout and stderr. */
 export async function finished(child: ChildProcess): Promise<CliResult> {
 	const [stdout, stderr, code] = await Promise.all([

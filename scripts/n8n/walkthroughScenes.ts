@@ -15,7 +15,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { Sandbox } from '../../sandbox/server';
 import { addFromAction, openNodeCreator } from './browser';
 import { REPO_ROOT } from './package';
-import { sleep } from './processes';
+import { waitUntil } from './processes';
 import { nodeRuns, type JsonObject } from './runData';
 import type { N8nServer } from './server';
 import type { Caption, Stage } from './stage';
@@ -102,13 +102,11 @@ async function credential(walk: Walk): Promise<void> {
 
 async function send(walk: Walk): Promise<void> {
 	const { stage, page, sandbox } = walk;
-	await navigate(walk, '/workflow/new');
-	await stage.caption({
-		title: 'Send SMS',
-		text: 'A new workflow: the node creator finds Bulk SMS by "SMS"',
-	});
-	await openNodeCreator(page, firstStep(page), 'SMS', stage);
-	await addFromAction(page, 'Bulk SMS', 'Send SMS', stage);
+	await newWorkflowWith(
+		walk,
+		{ title: 'Send SMS', text: 'A new workflow: the node creator finds Bulk SMS by "SMS"' },
+		{ search: 'SMS', node: 'Bulk SMS', action: 'Send SMS' },
+	);
 	await stage.caption({
 		title: 'Send SMS',
 		text: 'Numbers as people paste them, one of them not a phone number; the credential just made is chosen',
@@ -162,13 +160,14 @@ async function getStatus(walk: Walk): Promise<void> {
 
 async function pollingTrigger(walk: Walk): Promise<void> {
 	const { stage, page, server, sandbox } = walk;
-	await navigate(walk, '/workflow/new');
-	await stage.caption({
-		title: 'Bulk SMS Trigger',
-		text: 'A workflow that starts when messages are delivered or fail: the polling trigger needs no public URL',
-	});
-	await openNodeCreator(page, firstStep(page), 'SMS', stage);
-	await addFromAction(page, 'Bulk SMS', 'On final statuses (polls batches)', stage);
+	await newWorkflowWith(
+		walk,
+		{
+			title: 'Bulk SMS Trigger',
+			text: 'A workflow that starts when messages are delivered or fail: the polling trigger needs no public URL',
+		},
+		{ search: 'SMS', node: 'Bulk SMS', action: 'On final statuses (polls batches)' },
+	);
 	await stage.caption({
 		title: 'Bulk SMS Trigger',
 		text: 'Batch IDs: the batch just sent. Include Statuses Found at Start, since its reports are final already',
@@ -197,13 +196,18 @@ async function pollingTrigger(walk: Walk): Promise<void> {
 
 async function statusTrigger(walk: Walk): Promise<void> {
 	const { stage, page, server } = walk;
-	await navigate(walk, '/workflow/new');
-	await stage.caption({
-		title: 'Bulk SMS Status Trigger',
-		text: "Or be told: the Status Trigger receives the service's status callbacks at the workflow's URL",
-	});
-	await openNodeCreator(page, firstStep(page), 'delivery status', stage);
-	await addFromAction(page, 'Bulk SMS Status', 'On final statuses (callback URL)', stage);
+	await newWorkflowWith(
+		walk,
+		{
+			title: 'Bulk SMS Status Trigger',
+			text: "Or be told: the Status Trigger receives the service's status callbacks at the workflow's URL",
+		},
+		{
+			search: 'delivery status',
+			node: 'Bulk SMS Status',
+			action: 'On final statuses (callback URL)',
+		},
+	);
 	await stage.caption({
 		title: 'Secret',
 		text: 'A callback must carry a secret, kept in a Bulk SMS Callback API credential, never in the workflow',
@@ -311,8 +315,18 @@ async function navigate({ page, server }: Walk, route: string): Promise<void> {
 	await page.waitForURL((url) => url.pathname.startsWith(landed));
 }
 
-function firstStep(page: Page): Locator {
-	return page.locator('[data-test-id="canvas-add-button"]').first();
+/** A new workflow whose first node is `action` of `node`, found in the node creator by `search`. */
+async function newWorkflowWith(
+	walk: Walk,
+	caption: Caption,
+	step: { search: string; node: string; action: string },
+): Promise<void> {
+	const { stage, page } = walk;
+	await navigate(walk, '/workflow/new');
+	await stage.caption(caption);
+	const firstStep = page.locator('[data-test-id="canvas-add-button"]').first();
+	await openNodeCreator(page, firstStep, step.search, stage);
+	await addFromAction(page, step.node, step.action, stage);
 }
 
 function parameter(page: Page, name: string): Locator {
@@ -393,16 +407,11 @@ function expectBatches(sandbox: Sandbox, count: number): void {
 	if (taken !== count) throw new Error(`the sandbox holds ${taken} batches, ${count} expected`);
 }
 
-async function until(what: string, done: () => boolean | Promise<boolean>): Promise<void> {
-	for (let waited = 0; !(await done()); waited += 250) {
-		if (waited > 60_000) throw new Error(`${what}: not within 60 s`);
-		await sleep(250);
-	}
-}
-
 async function untilFinal(sandbox: Sandbox): Promise<void> {
-	await until('the batch reaching its final statuses', () =>
-		sandbox.received().batches.every((batch) => batch.messages.every((m) => m.final_at)),
+	await waitUntil(
+		() => sandbox.received().batches.every((batch) => batch.messages.every((m) => m.final_at)),
+		60_000,
+		'the batch reaching its final statuses',
 	);
 }
 
@@ -422,7 +431,7 @@ async function expectEmitted(
 			.flatMap((execution) => nodeRuns(execution, trigger)[0] ?? []);
 		return reports.length >= count;
 	};
-	await until(`${trigger} emitting ${count} reports`, emitted).catch(() => undefined);
+	await waitUntil(emitted, 60_000, `${trigger} emitting ${count} reports`).catch(() => undefined);
 	if (reports.length !== count || reports.some((report) => report.final !== true)) {
 		const seen = reports.map((report) => `${String(report.msisdn)} ${String(report.status)}`);
 		throw new Error(
