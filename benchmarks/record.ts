@@ -17,8 +17,8 @@
  * number ends its campaign (record.ts): over 10,000 entries it takes its 1,000 numbers back; over
  * 100,000 and 1,000,000 that would cost seconds (TAKE_BACK_COMPARISONS), so it leaves them, and
  * the record grows by 2,000 entries a leg (to 132,000; the 1,000,000 record stays full). Every
- * campaign leg starts from an empty record. BENCH_ONLY=<key> runs one scenario. Each scenario runs in its own n8n, so that no leg's memory figures carry
- * another scenario's heap.
+ * campaign leg starts from an empty record. BENCH_ONLY=<key> runs one scenario. Each scenario
+ * runs in its own n8n, so that no leg's memory figures carry another scenario's heap.
  */
 import type { JsonObject } from '../scripts/n8n/runData';
 import type { Sandbox } from '../sandbox/server';
@@ -152,7 +152,7 @@ function figureOf(scenario: Scenario, side: Side, counted: Record<Side, LegResul
 		const on = of(name, side);
 		const off = of(name, OFF);
 		if (name !== 'ms') {
-			extra[`${name}`] = median(on);
+			extra[name] = median(on);
 			extra[`off_${name}`] = median(off);
 		}
 		extra[`added_${name}`] = median(on.map((value, round) => value - off[round]));
