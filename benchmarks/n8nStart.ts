@@ -20,7 +20,7 @@ import { request } from 'node:http';
 
 import { N8nInstance } from '../scripts/n8n/instance';
 import { packRepo } from '../scripts/n8n/package';
-import { sleep } from '../scripts/n8n/processes';
+import { waitUntil } from '../scripts/n8n/processes';
 import { freePort } from '../scripts/ports';
 import type { JsonObject } from '../scripts/n8n/runData';
 import type { N8nServer, ServerOptions } from '../scripts/n8n/server';
@@ -274,10 +274,8 @@ function checked(scenario: Scenario, sandbox: Sandbox, answer: string) {
 
 /** n8n answers /healthz/readiness with 200 once its database answers again. */
 async function databaseReady(server: N8nServer): Promise<void> {
-	for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(250)) {
-		if ((await server.fetch('GET', '/healthz/readiness', { auth: 'none' })).ok) return;
-	}
-	throw new Error('bench: n8n stayed not ready for a minute');
+	const ready = async () => (await server.fetch('GET', '/healthz/readiness', { auth: 'none' })).ok;
+	await waitUntil(ready, 60_000, 'bench: n8n ready again');
 }
 
 /** Batch ids in the answer that are exactly those the sandbox gave, of how many it gave. */
