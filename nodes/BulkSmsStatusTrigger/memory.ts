@@ -261,10 +261,15 @@ export class TriggerMemory {
 	/**
 	 * Puts the memory into the node's static data, for n8n to write when it writes them: then,
 	 * what was stored, with what this process knows added, past entries dropped, the newest
-	 * `size` kept. What this process learned is forgotten by the same rules.
+	 * `size` kept, as of `clock()` then. What this process learned is forgotten by the same rules.
 	 */
-	store(staticData: Record<string, unknown>, stored: string, size: number): void {
-		staticData[MEMORY_KEY] = new MemoryToStore(stored, this, size);
+	store(
+		staticData: Record<string, unknown>,
+		stored: string,
+		size: number,
+		clock: () => number = Date.now,
+	): void {
+		staticData[MEMORY_KEY] = new MemoryToStore(stored, this, size, clock);
 	}
 
 	/**
@@ -315,10 +320,11 @@ class MemoryToStore {
 		private readonly stored: string,
 		private readonly memory: TriggerMemory,
 		private readonly size: number,
+		private readonly clock: () => number,
 	) {}
 
 	toJSON(): string {
-		return this.memory.merged(this.stored, Date.now(), this.size);
+		return this.memory.merged(this.stored, this.clock(), this.size);
 	}
 }
 

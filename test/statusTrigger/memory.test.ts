@@ -204,7 +204,7 @@ describe('the stored memory', () => {
 		const memory = new TriggerMemory();
 		memory.learn([a], NOW);
 		const staticData: Record<string, unknown> = {};
-		memory.store(staticData, '', 10);
+		memory.store(staticData, '', 10, () => NOW);
 		memory.learn([b], NOW); // a callback learned after this execution's step, before its end
 		const written = JSON.parse(JSON.stringify(staticData)) as Record<string, string>;
 		expect(written[MEMORY_KEY]).toBe(`${a}${hourOf(NOW)}${b}${hourOf(NOW)}`);
