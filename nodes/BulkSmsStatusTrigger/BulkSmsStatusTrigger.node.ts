@@ -9,16 +9,19 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { OneAtATime } from './claims';
 import { statusTriggerProperties } from './description';
-import { emitCallbacks } from './execute';
-import { Memories } from './memory';
+import { emitCallbacks, type ExecutionSide } from './execute';
+import { Gathering } from './gathering';
+import { TriggerMemory } from './memory';
+import { triggerOf } from './parameters';
 import {
 	callbackBasicAuthTest,
 	callbackSecretTest,
 	checkCallbackSetup,
 	RecentCredentials,
 } from './setup';
-import { receiveCallback } from './webhook';
+import { receiveCallback, type CallbackSide } from './webhook';
 
 export class BulkSmsStatusTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -104,28 +107,54 @@ export class BulkSmsStatusTrigger implements INodeType {
 	};
 
 	/**
-	 * What this n8n process knows of each trigger's reports (memory.ts), and the credentials it read
-	 * lately (setup.ts): n8n makes one instance of a node type per process, and both steps below
-	 * close over them.
+	 * What this n8n process keeps of each trigger between calls. The trigger's lasting memory is
+	 * its workflow static data; n8n makes one instance of a node type per process, and both steps
+	 * below close over this, for what calls in one process must share (see TriggerHere).
 	 */
-	private readonly memories = new Memories();
-	private readonly credentials = new RecentCredentials();
+	private readonly triggers = new TriggersHere();
 
 	/** Each callback: see webhook.ts. */
-	webhook = receiverOf(this.memories, this.credentials);
+	webhook = receiverOf(this.triggers);
 
 	/** Runs first in the execution a callback started: see execute.ts. */
-	execute = executorOf(this.memories);
+	execute = executorOf(this.triggers);
 }
 
-function receiverOf(memories: Memories, credentials: RecentCredentials) {
+function receiverOf(triggers: TriggersHere) {
 	return async function (this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveCallback.call(this, memories, credentials);
+		return await receiveCallback.call(this, triggers.of(triggerOf(this)));
 	};
 }
 
-function executorOf(memories: Memories) {
+function executorOf(triggers: TriggersHere) {
 	return async function (this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await emitCallbacks.call(this, memories);
+		return await emitCallbacks.call(this, triggers.of(triggerOf(this)));
 	};
+}
+
+/** One trigger (workflow and node) in this process. */
+class TriggerHere implements CallbackSide, ExecutionSide {
+	/** What it learned lately and the reports it is handing over, added to every write (memory.ts). */
+	readonly memory = new TriggerMemory();
+	/** Callbacks waiting to go in the next execution (gathering.ts). */
+	readonly gathering = new Gathering();
+	/** Its credentials as read lately: a read costs n8n an expression isolate (setup.ts). */
+	readonly credentials = new RecentCredentials();
+	/** Its look-ups of n8n's deduplication store, one at a time (claims.ts). */
+	readonly storeLookups = new OneAtATime();
+}
+
+/** Triggers kept at once per process; the least recently called is forgotten first. */
+const TRIGGERS = 64;
+
+class TriggersHere {
+	private readonly triggers = new Map<string, TriggerHere>();
+
+	of(trigger: string): TriggerHere {
+		const here = this.triggers.get(trigger) ?? new TriggerHere();
+		this.triggers.delete(trigger);
+		this.triggers.set(trigger, here);
+		if (this.triggers.size > TRIGGERS) this.triggers.delete(this.triggers.keys().next().value!);
+		return here;
+	}
 }

@@ -56,8 +56,22 @@ export async function claimFirst(record: RecordItems, keys: readonly string[]): 
 	return first;
 }
 
-/** A claim on key i: the key and a mark of this execution's round, unlike any other claim. */
+/** A claim on key i: the key and a random tag of this execution's round, unlike any other claim. */
 function claimOf(keys: readonly string[]): (index: number) => string {
-	const mark = randomBytes(9).toString('base64url');
-	return (index) => `${keys[index]}#${mark}`;
+	const tag = randomBytes(9).toString('base64url');
+	return (index) => `${keys[index]}#${tag}`;
+}
+
+/**
+ * This process's look-ups of one trigger's record in the store, one at a time and in order: n8n
+ * reads and writes the record whole with no lock, so two look-ups at once could undo each other.
+ */
+export class OneAtATime {
+	private last: Promise<unknown> = Promise.resolve();
+
+	run<T>(work: () => Promise<T>): Promise<T> {
+		const result = this.last.then(work);
+		this.last = result.catch(() => undefined);
+		return result;
+	}
 }

@@ -5,37 +5,56 @@
  * callback was answered.
  *
  * In the process that received the callbacks (n8n in regular mode), webhook() already told the
- * news from repeats, copies included. In queue mode a worker runs the execution, and copies of one
- * callback received by two processes at once (main and a webhook process) start two executions:
- * those claim their reports in n8n's deduplication store, and only the first emits (claims.ts).
+ * news from repeats, copies included, and which news the filters want (gathering.ts). In queue
+ * mode a worker runs the execution, and copies of one callback received by two processes at once
+ * (main and a webhook process) start two executions: those claim their reports in n8n's
+ * deduplication store, and only the first emits (claims.ts).
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { DeliveryReport } from '../shared/domain/reports';
-import { claimFirst, CLAIMED_REPORTS, type RecordItems } from './claims';
-import { MEMORY_KEY, readStored, reportId, type Memories, type TriggerMemory } from './memory';
-import { memorySize, reportFilter, triggerOf } from './parameters';
+import { claimFirst, CLAIMED_REPORTS, type OneAtATime, type RecordItems } from './claims';
+import type { Gathering } from './gathering';
+import { reportId, type TriggerMemory } from './memory';
+import { memorySize, reportFilter } from './parameters';
+
+/** What the step uses of what this process keeps of the trigger (BulkSmsStatusTrigger.node.ts). */
+export interface ExecutionSide {
+	memory: TriggerMemory;
+	gathering: Gathering;
+	storeLookups: OneAtATime;
+}
 
 export async function emitCallbacks(
 	this: IExecuteFunctions,
-	memories: Memories,
+	trigger: ExecutionSide,
 ): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	const memory = memories.of(triggerOf(this));
-	const reports = items.map((item) => item.json as unknown as DeliveryReport);
-	const ids = reports.map(reportId);
-	const receivedHere = items.every((item) => memory.handedOver(item.json));
-	const first = receivedHere ? ids.map(() => true) : await firstHere.call(this, memory, ids);
-	memory.learn(ids, Date.now());
-	const staticData = this.getWorkflowStaticData('node');
-	memory.store(staticData, readStored(staticData[MEMORY_KEY]), memorySize(this));
-	const wanted = reportFilter(this);
+	const ids = items.map((item) => reportId(item.json as unknown as DeliveryReport));
+	const emit =
+		trigger.gathering.wantedOf(items.map((item) => item.json)) ??
+		(await decidedHere.call(this, trigger.storeLookups, items, ids));
+	trigger.memory.keep(ids, this.getWorkflowStaticData('node'), memorySize(this));
 	const output: INodeExecutionData[] = [];
-	reports.forEach((report, index) => {
-		if (first[index] && wanted(report))
-			output.push({ json: report as unknown as IDataObject, pairedItem: { item: index } });
+	items.forEach((item, index) => {
+		if (emit[index]) output.push({ json: item.json, pairedItem: { item: index } });
 	});
 	return [output];
+}
+
+/**
+ * Which reports to emit when another process received the callbacks (queue mode): those the
+ * filters want that this execution is the first to have.
+ */
+async function decidedHere(
+	this: IExecuteFunctions,
+	storeLookups: OneAtATime,
+	items: INodeExecutionData[],
+	ids: readonly string[],
+): Promise<boolean[]> {
+	const wanted = reportFilter(this);
+	const first = await firstHere.call(this, storeLookups, ids);
+	return items.map((item, index) => first[index] && wanted(item.json as unknown as DeliveryReport));
 }
 
 /**
@@ -46,17 +65,16 @@ export async function emitCallbacks(
  */
 async function firstHere(
 	this: IExecuteFunctions,
-	memory: TriggerMemory,
+	storeLookups: OneAtATime,
 	ids: readonly string[],
 ): Promise<boolean[]> {
 	const store = this.helpers.checkProcessedAndRecord;
 	if (typeof store !== 'function' || this.getMode() === 'manual') return ids.map(() => true);
-	// One record per node, read and written whole with no lock: this process's look-ups take turns.
 	// Once more on a failure: two processes creating the record at once, one of them fails.
 	const once = (entries: string[]) =>
 		store(entries, 'node', { mode: 'entries', maxEntries: 2 * CLAIMED_REPORTS });
 	const record: RecordItems = async (entries) => {
-		const outcome = await memory.inTurn(() => once(entries).catch(() => once(entries)));
+		const outcome = await storeLookups.run(() => once(entries).catch(() => once(entries)));
 		return new Set(outcome.processed.map(String));
 	};
 	try {

@@ -19,7 +19,6 @@
 import { createHash } from 'crypto';
 
 import { isFinal, isStatus, STATUSES, type Status } from '../shared/domain/status';
-import { Gathering } from './gathering';
 
 export const MEMORY_DAYS = 8;
 export const DEFAULT_MEMORY_SIZE = 100_000;
@@ -89,7 +88,8 @@ export function reportId(report: ReportKey): string {
 	return messageOf(report) + codeOf(report.status);
 }
 
-export function hourOf(ms: number): string {
+/** The hour `ms` falls in, as stored: base-36 hours since EPOCH_MS. */
+export function hourStamp(ms: number): string {
 	return Math.floor((ms - EPOCH_MS) / HOUR_MS)
 		.toString(36)
 		.padStart(HOUR_LENGTH, '0');
@@ -97,7 +97,7 @@ export function hourOf(ms: number): string {
 
 /** Entries first heard before this hour are forgotten. */
 function oldestKept(now: number): string {
-	return hourOf(now - MEMORY_DAYS * 24 * HOUR_MS);
+	return hourStamp(now - MEMORY_DAYS * 24 * HOUR_MS);
 }
 
 /** Whether the entry at `at` came before `hour`: compared in place, as the digits sort. */
@@ -120,7 +120,7 @@ export function readStored(stored: unknown): string {
 	return readable ? stored : '';
 }
 
-function* entriesOf(stored: string): Generator<[report: string, hour: string]> {
+function* storedEntries(stored: string): Generator<[report: string, hour: string]> {
 	for (let at = 0; at < stored.length; at += ENTRY_LENGTH)
 		yield [
 			stored.slice(at, at + REPORT_LENGTH),
@@ -195,51 +195,104 @@ export function storedKnows(stored: string, now: number, lookups: number): Knows
 	};
 }
 
-// ---------------------------------------------------------------- what this process knows
+// ---------------------------------------------------------------- one trigger in this process
 
-/** Triggers remembered at once per process; the least recently called is forgotten first. */
-const TRIGGERS = 64;
-
-/** The memory of each trigger (workflow and node) in this n8n process. */
-export class Memories {
-	private readonly triggers = new Map<string, TriggerMemory>();
-
-	of(trigger: string): TriggerMemory {
-		const memory = this.triggers.get(trigger) ?? new TriggerMemory();
-		this.triggers.delete(trigger);
-		this.triggers.set(trigger, memory);
-		if (this.triggers.size > TRIGGERS) this.triggers.delete(this.triggers.keys().next().value!);
-		return memory;
-	}
+/** A callback's reports as the memory sorts them (see TriggerMemory.receive). */
+export interface Received<R> {
+	/** Reports not known before, in the order received, each with whether the filters want it. */
+	news: Array<{ report: R; wanted: boolean }>;
+	/** Known before: the same status of the same message, in memory or earlier in the callback. */
+	repeated: number;
+	/** Not final, while its message had a final status: it arrived late, out of order. */
+	late: number;
+	/**
+	 * Given when the filters want some news: the news is held until this is told whether the
+	 * execution carrying it started (then it is remembered) or not (then it is let go, so that the
+	 * service's next try is news).
+	 */
+	settle?: (started: boolean) => void;
 }
 
+/** What a callback is sorted by: the filters, the Memory Size option and the clock. */
+export interface Rules<R> {
+	wanted: (report: R) => boolean;
+	size: number;
+	clock: () => number;
+}
+
+type StaticData = Record<string, unknown>;
+
+/**
+ * One trigger's memory as one n8n process has it: what it learned lately, added to every write of
+ * the static data (see the header), and the reports of callbacks it is handing to an execution.
+ */
 export class TriggerMemory {
 	/** Reports this process learned, with the hour each first came, oldest first. */
 	private readonly learned = new Map<string, string>();
 	/** Reports of callbacks being handed to an execution, and how many such callbacks hold each. */
 	private readonly held = new Map<string, number>();
-	/** The items this process handed to executions (their json), for the trigger's step. */
-	private readonly handed = new WeakSet<object>();
-	private turn: Promise<unknown> = Promise.resolve();
-	/** Callbacks of this trigger waiting to ride in the next execution. */
-	readonly gathering = new Gathering();
+
+	/**
+	 * Sorts one callback's reports against what is known: by this process, then in the node's
+	 * static data. With no news the filters want, no execution starts and n8n saves this call's
+	 * static data: the news is remembered there at once. Otherwise the news is held until
+	 * `settle`. No await from the look-up to the hold, so that copies of a callback arriving
+	 * together in this process are told apart.
+	 */
+	receive<R extends ReportKey>(
+		reports: readonly R[],
+		staticData: StaticData,
+		rules: Rules<R>,
+	): Received<R> {
+		const stored = readStored(staticData[MEMORY_KEY]);
+		const storedHas = storedKnows(stored, rules.clock(), 8 * reports.length);
+		const sifted = sift(reports, (report) => this.knows(report) || storedHas(report));
+		const news = sifted.fresh.map((report) => ({ report, wanted: rules.wanted(report) }));
+		const received = { news, repeated: sifted.repeated, late: sifted.late };
+		if (!news.some((one) => one.wanted)) {
+			// Written only when it learned something, so that a mere repeat never writes over
+			// what an execution is about to save.
+			if (sifted.ids.length > 0) {
+				this.learn(sifted.ids, rules.clock());
+				this.store(staticData, stored, rules.size, rules.clock);
+			}
+			return received;
+		}
+		this.hold(sifted.ids);
+		let settled = false;
+		const settle = (started: boolean) => {
+			if (settled) return;
+			settled = true;
+			this.release(sifted.ids, started, rules.clock());
+		};
+		return { ...received, settle };
+	}
+
+	/**
+	 * Remembers reports an execution carried, here and in the node's static data for n8n to save
+	 * when the execution ends (see MemoryToStore), as of `clock()` then.
+	 */
+	keep(ids: readonly string[], staticData: StaticData, size: number, clock = Date.now): void {
+		this.learn(ids, clock());
+		this.store(staticData, readStored(staticData[MEMORY_KEY]), size, clock);
+	}
 
 	/** Known to this process: learned, or held by a callback being handed over. */
-	knows(report: string): boolean {
+	private knows(report: string): boolean {
 		return this.held.has(report) || this.learned.has(report);
 	}
 
-	learn(reports: Iterable<string>, now: number): void {
-		const hour = hourOf(now);
+	private learn(reports: Iterable<string>, now: number): void {
+		const hour = hourStamp(now);
 		for (const report of reports) if (!this.learned.has(report)) this.learned.set(report, hour);
 	}
 
-	hold(reports: readonly string[]): void {
+	private hold(reports: readonly string[]): void {
 		for (const report of reports) this.held.set(report, (this.held.get(report) ?? 0) + 1);
 	}
 
 	/** A callback that held `reports` was answered: kept when its execution started, else let go. */
-	release(reports: readonly string[], started: boolean, now: number): void {
+	private release(reports: readonly string[], started: boolean, now: number): void {
 		for (const report of reports) {
 			const holders = (this.held.get(report) ?? 1) - 1;
 			if (holders > 0) this.held.set(report, holders);
@@ -248,35 +301,21 @@ export class TriggerMemory {
 		if (started) this.learn(reports, now);
 	}
 
-	/** Notes an item as one this process hands to an execution. */
-	handOver(json: object): void {
-		this.handed.add(json);
-	}
-
-	/** Whether this process handed the item over: the execution runs where the callback came. */
-	handedOver(json: object): boolean {
-		return this.handed.has(json);
-	}
-
 	/**
 	 * Puts the memory into the node's static data, for n8n to write when it writes them: then,
 	 * what was stored, with what this process knows added, past entries dropped, the newest
-	 * `size` kept, as of `clock()` then. What this process learned is forgotten by the same rules.
+	 * `size` kept, as of `clock()` then.
 	 */
-	store(
-		staticData: Record<string, unknown>,
-		stored: string,
-		size: number,
-		clock: () => number = Date.now,
-	): void {
+	private store(staticData: StaticData, stored: string, size: number, clock: () => number): void {
 		staticData[MEMORY_KEY] = new MemoryToStore(stored, this, size, clock);
 	}
 
 	/**
-	 * The memory to store at `now` (see store): the stored entries still kept that this process
-	 * did not learn, in their order, then what it learned, in the order it learned them; the first
-	 * ones dropped beyond `size`. One pass, copying runs of kept entries whole: n8n writes this on
-	 * every execution's end, and test/statusTrigger/memory.test.ts holds it to the plain rule.
+	 * The memory to store at `now`: the stored entries still kept that this process did not
+	 * learn, in their order, then what it learned, in the order it learned them; the first ones
+	 * dropped beyond `size`. What this process learned is forgotten by the same rules. One pass,
+	 * copying runs of kept entries whole: n8n writes this on every execution's end, and
+	 * test/statusTrigger/memory.test.ts holds it to the plain rule.
 	 */
 	merged(stored: string, now: number, size: number): string {
 		const oldest = oldestKept(now);
@@ -300,13 +339,6 @@ export class TriggerMemory {
 		for (const [report, hour] of this.learned) parts.push(report, hour);
 		const text = parts.join('');
 		return text.slice(Math.max(0, text.length - size * ENTRY_LENGTH));
-	}
-
-	/** Runs `work` after the work given before it has ended: one at a time, in order. */
-	inTurn<T>(work: () => Promise<T>): Promise<T> {
-		const result = this.turn.then(work);
-		this.turn = result.catch(() => undefined);
-		return result;
 	}
 }
 
@@ -340,7 +372,7 @@ export function describeMemory(stored: unknown, now = Date.now()): string {
 	const messages = new Set<string>();
 	let kept = 0;
 	let first = '';
-	for (const [report, hour] of entriesOf(text)) {
+	for (const [report, hour] of storedEntries(text)) {
 		if (hour < oldest) continue;
 		kept++;
 		first ||= hour;
@@ -351,10 +383,10 @@ export function describeMemory(stored: unknown, now = Date.now()): string {
 	}
 	const count = (n: number) => n.toLocaleString('en-US');
 	const statuses = [...byStatus].map(([status, n]) => `${count(n)} ${status}`).join(', ');
-	const since = kept > 0 ? `, the oldest first heard ${timeOf(first)}` : '';
+	const since = kept > 0 ? `, the oldest first heard ${timeOfStamp(first)}` : '';
 	return `Bulk SMS Status Trigger memory: ${count(kept)} report(s) of ${count(messages.size)} message(s)${statuses ? ` (${statuses})` : ''}${since}; each is kept ${MEMORY_DAYS} days from its first callback.`;
 }
 
-function timeOf(hour: string): string {
+function timeOfStamp(hour: string): string {
 	return new Date(EPOCH_MS + parseInt(hour, 36) * HOUR_MS).toISOString().slice(0, 13) + ':00Z';
 }

@@ -1,19 +1,27 @@
 /**
  * One callback, from the body to what n8n starts: check the caller and the setup (setup.ts), read
- * the reports (read.ts), tell news from repeats and late ones against the memory (memory.ts), and
- * hand the news to an execution (gathering.ts), whose first step, the trigger's own (execute.ts),
- * remembers them and emits those the filters want. Every answer is JSON that says what became of
- * the reports; 401, 400 and 413 start nothing, and neither does a callback the trigger cannot keep
- * (503, so that the service sends it again).
+ * the reports (read.ts), sort them against the memory (memory.ts), and hand the news to an
+ * execution (gathering.ts), whose first step, the trigger's own (execute.ts), remembers them and
+ * emits those the filters want. Every answer is JSON that says what became of the reports; 401,
+ * 400 and 413 start nothing, and neither does a callback the trigger cannot keep (503, so that the
+ * service sends it again).
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { shapeReport } from '../shared/domain/reports';
 import type { RawReport } from '../shared/domain/responses';
-import { MEMORY_KEY, readStored, sift, storedKnows, type Memories } from './memory';
-import { memorySize, reportFilter, triggerOf } from './parameters';
+import type { Gathering } from './gathering';
+import type { TriggerMemory } from './memory';
+import { memorySize, reportFilter } from './parameters';
 import { DEFAULT_MAX_REPORTS, MAX_MAX_REPORTS, readCallback } from './read';
 import { callbackSetup, type RecentCredentials } from './setup';
+
+/** What a callback uses of what this process keeps of the trigger (BulkSmsStatusTrigger.node.ts). */
+export interface CallbackSide {
+	memory: TriggerMemory;
+	gathering: Gathering;
+	credentials: RecentCredentials;
+}
 
 const REALM = 'Basic realm="Bulk SMS callbacks"';
 
@@ -27,10 +35,9 @@ const UNAUTHENTICATED = {
 
 export async function receiveCallback(
 	this: IWebhookFunctions,
-	memories: Memories,
-	credentials: RecentCredentials,
+	trigger: CallbackSide,
 ): Promise<IWebhookResponseData> {
-	const setup = await callbackSetup.call(this, credentials);
+	const setup = await callbackSetup.call(this, trigger.credentials);
 	if ('refused' in setup) {
 		this.logger.warn(`Bulk SMS Status Trigger refused a callback: ${setup.refused}`);
 		return answer.call(this, 401, UNAUTHENTICATED, { 'WWW-Authenticate': REALM });
@@ -56,61 +63,51 @@ export async function receiveCallback(
 		);
 		return answer.call(this, 400, { error: `Not a delivery report: ${reading.problem}` });
 	}
-	return await handOver.call(this, memories, reading.reports, setup.timeZone);
+	return await handOver.call(this, trigger, reading.reports, setup.timeZone);
 }
 
 /**
- * The reports' fate, decided with no await from the look-up to the hold, so that copies of a
- * callback arriving together in this process are told apart. A callback with no news the filters
- * want is answered here, its news remembered in the static data n8n saves after the answer; one
- * with news goes in an execution (the news it carries, wanted or not, for the trigger's step to
- * remember): its own, or one another callback starts (gathering.ts).
+ * The reports' fate. A callback with no news the filters want is answered here, its news
+ * remembered in the static data n8n saves after the answer; one with news goes in an execution
+ * (all its news, wanted or not, for the trigger's step to remember): its own, or one another
+ * callback starts (gathering.ts).
  */
 async function handOver(
 	this: IWebhookFunctions,
-	memories: Memories,
+	trigger: CallbackSide,
 	reports: RawReport[],
 	timeZone: string,
 ): Promise<IWebhookResponseData> {
-	const memory = memories.of(triggerOf(this));
-	const staticData = this.getWorkflowStaticData('node');
-	const stored = readStored(staticData[MEMORY_KEY]);
-	const storedHas = storedKnows(stored, Date.now(), 8 * reports.length);
-	const sifted = sift(reports, (report) => memory.knows(report) || storedHas(report));
-	const wanted = sifted.fresh.filter(reportFilter(this));
-	const counts = { received: reports.length, repeated: sifted.repeated, late: sifted.late };
-	if (wanted.length === 0) {
-		// No execution starts, so n8n saves this call's static data: only when it learned
-		// something, so that a mere repeat never writes over what an execution is about to save.
-		if (sifted.ids.length > 0) {
-			memory.learn(sifted.ids, Date.now());
-			memory.store(staticData, stored, memorySize(this));
-		}
-		return answer.call(this, 200, { ...counts, emitted: 0 });
-	}
-	memory.hold(sifted.ids);
-	const items = sifted.fresh.map((report) => {
-		const json = shapeReport(report, timeZone) as unknown as IDataObject;
-		memory.handOver(json);
-		return { json };
+	const received = trigger.memory.receive(reports, this.getWorkflowStaticData('node'), {
+		wanted: reportFilter(this),
+		size: memorySize(this),
+		clock: Date.now,
 	});
-	const turn = await memory.gathering.join({ items });
-	const release = (started: boolean) => memory.release(sifted.ids, started, Date.now());
-	if ('riddenWith' in turn) {
-		const { started } = turn.riddenWith;
-		release(started);
-		if (started) return answer.call(this, 200, { ...counts, emitted: wanted.length });
+	const counts = { received: reports.length, repeated: received.repeated, late: received.late };
+	const { settle } = received;
+	if (!settle) return answer.call(this, 200, { ...counts, emitted: 0 });
+	const emitted = received.news.filter((one) => one.wanted).length;
+	const handed = await trigger.gathering.join({
+		items: received.news.map(({ report }) => ({
+			json: shapeReport(report, timeZone) as unknown as IDataObject,
+		})),
+		wanted: received.news.map((one) => one.wanted),
+	});
+	if ('startedWith' in handed) {
+		const { started } = handed.startedWith;
+		settle(started);
+		if (started) return answer.call(this, 200, { ...counts, emitted });
 		return answer.call(this, 503, { error: 'The workflow could not be started: send it again' });
 	}
 	whenAnswered(this.getResponseObject(), (started) => {
-		release(started);
-		turn.handedOver(started);
+		settle(started);
+		handed.answered(started);
 	});
 	// n8n answers webhookResponse once the execution has started (the description's
 	// responseData is '' for that: see BulkSmsStatusTrigger.node.ts).
 	return {
-		workflowData: [turn.carries.flatMap((parcel) => parcel.items)],
-		webhookResponse: { ...counts, emitted: wanted.length },
+		workflowData: [handed.starts.flatMap((callback) => callback.items)],
+		webhookResponse: { ...counts, emitted },
 	};
 }
 

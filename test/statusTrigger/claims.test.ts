@@ -6,7 +6,7 @@
  * behaves like n8n's: each call reads the record, and writes back what it read plus its items, a
  * round trip later, without a lock.
  */
-import { claimFirst, type RecordItems } from '../../nodes/BulkSmsStatusTrigger/claims';
+import { claimFirst, OneAtATime, type RecordItems } from '../../nodes/BulkSmsStatusTrigger/claims';
 
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -46,4 +46,22 @@ it('claims again when a write of other reports undid its claim, and emits the re
 	store.undoNext = true;
 	expect(await claimFirst(store.call, ['k'])).toEqual([true]);
 	expect(store.record.has('k')).toBe(true);
+});
+
+it("runs this process's look-ups one at a time, in order, a failed one not stopping the next", async () => {
+	const lookups = new OneAtATime();
+	const order: string[] = [];
+	const step = (name: string, ms: number) => () =>
+		new Promise<void>((resolve) =>
+			setTimeout(() => {
+				order.push(name);
+				resolve();
+			}, ms),
+		);
+	await Promise.allSettled([
+		lookups.run(step('slow', 30)),
+		lookups.run(() => Promise.reject(new Error('no'))),
+		lookups.run(step('fast', 1)),
+	]);
+	expect(order).toEqual(['slow', 'fast']);
 });

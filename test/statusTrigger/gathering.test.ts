@@ -1,49 +1,67 @@
 /* eslint-disable
 	@n8n/community-nodes/no-restricted-globals
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
-/** Callbacks that arrive while another is handed over ride together: who carries, who waits, what riders learn. */
-import { Gathering, type Parcel, type Turn } from '../../nodes/BulkSmsStatusTrigger/gathering';
+/** Callbacks that arrive while another is handed over go together: who starts, who waits, what the others learn. */
+import {
+	Gathering,
+	type CallbackItems,
+	type HandOver,
+} from '../../nodes/BulkSmsStatusTrigger/gathering';
 
-const parcel = (name: string): Parcel => ({ items: [{ json: { name } }] });
-const names = (turn: Turn) =>
-	'carries' in turn ? turn.carries.flatMap((p) => p.items.map((i) => i.json.name)) : [];
+const callback = (name: string, wanted = true): CallbackItems => ({
+	items: [{ json: { name } }],
+	wanted: [wanted],
+});
+const names = (handOver: HandOver) =>
+	'starts' in handOver ? handOver.starts.flatMap((c) => c.items.map((i) => i.json.name)) : [];
 
-it('lets a lone callback carry itself at once', async () => {
-	const turn = await new Gathering().join(parcel('a'));
-	expect(names(turn)).toEqual(['a']);
+function starter(handOver: HandOver) {
+	if (!('starts' in handOver)) throw new Error('expected this callback to start the execution');
+	return handOver;
+}
+
+it('lets a lone callback start its execution at once', async () => {
+	const handOver = await new Gathering().join(callback('a'));
+	expect(names(handOver)).toEqual(['a']);
 });
 
-it('seats those who come while a hand-over is under way; the first carries them all, in order', async () => {
+it('has those who come while a hand-over is under way wait; the first of them starts for all, in order', async () => {
 	const gathering = new Gathering();
-	const first = await gathering.join(parcel('a'));
-	const waiting = ['b', 'c', 'd'].map((name) => gathering.join(parcel(name)));
-	if (!('carries' in first)) throw new Error('a carries');
-	first.handedOver(true);
-	const b = await waiting[0];
+	const first = starter(await gathering.join(callback('a')));
+	const waiting = ['b', 'c', 'd'].map((name) => gathering.join(callback(name)));
+	first.answered(true);
+	const b = starter(await waiting[0]);
 	expect(names(b)).toEqual(['b', 'c', 'd']);
-	if (!('carries' in b)) throw new Error('b carries');
 	// c and d learn their fate from b's answer, and only then.
 	let told = false;
 	void Promise.all(waiting.slice(1)).then(() => (told = true));
 	await new Promise((resolve) => setImmediate(resolve));
 	expect(told).toBe(false);
-	b.handedOver(false);
+	b.answered(false);
 	expect(await Promise.all(waiting.slice(1))).toEqual([
-		{ riddenWith: { started: false } },
-		{ riddenWith: { started: false } },
+		{ startedWith: { started: false } },
+		{ startedWith: { started: false } },
 	]);
 });
 
 it('starts the next group once the hand-over before it was answered, and only once', async () => {
 	const gathering = new Gathering();
-	const first = await gathering.join(parcel('a'));
-	if (!('carries' in first)) throw new Error('a carries');
-	const second = gathering.join(parcel('b'));
-	first.handedOver(true);
-	first.handedOver(false); // a second report of the same answer changes nothing
-	const b = await second;
+	const first = starter(await gathering.join(callback('a')));
+	const second = gathering.join(callback('b'));
+	first.answered(true);
+	first.answered(false); // a second report of the same answer changes nothing
+	const b = starter(await second);
 	expect(names(b)).toEqual(['b']);
-	if (!('carries' in b)) throw new Error('b carries');
-	b.handedOver(true);
-	expect(names(await gathering.join(parcel('c')))).toEqual(['c']);
+	b.answered(true);
+	expect(names(await gathering.join(callback('c')))).toEqual(['c']);
+});
+
+it('knows what the filters want of the items it handed over, by the objects themselves', async () => {
+	const gathering = new Gathering();
+	const [kept, dropped] = [callback('a', true), callback('b', false)];
+	starter(await gathering.join(kept)).answered(true);
+	await gathering.join(dropped);
+	const [a, b] = [kept.items[0].json, dropped.items[0].json];
+	expect(gathering.wantedOf([a, b])).toEqual([true, false]);
+	expect(gathering.wantedOf([a, { ...b }])).toBeUndefined(); // a copy: not handed over here
 });

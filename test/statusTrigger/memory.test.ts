@@ -8,9 +8,8 @@ import { deepCopy } from 'n8n-workflow';
 import {
 	describeMemory,
 	ENTRY_LENGTH,
-	hourOf,
+	hourStamp,
 	DEFAULT_MEMORY_SIZE,
-	Memories,
 	MEMORY_DAYS,
 	MEMORY_KEY,
 	readStored,
@@ -36,6 +35,11 @@ const message = (i: number) => ({ gateway_session_id: String(18014398509481985n 
 
 const DAY_MS = 86_400_000;
 const NOW = Date.UTC(2026, 10, 20, 10);
+
+/** Has the memory learn reports at `at`, as an execution that carried them does. */
+function learn(memory: TriggerMemory, ids: string[], at: number): void {
+	memory.keep(ids, {}, Number.MAX_SAFE_INTEGER, () => at);
+}
 
 /** A memory as a set: what sift is told is known, and what it adds. */
 function memoryOf(ids: Iterable<string> = []) {
@@ -99,7 +103,7 @@ describe('sift', () => {
 /** The memory one process would store at `now` after learning these reports, one hour apart. */
 function storedAfter(reports: RawReport[], start = NOW, size = 100_000): string {
 	const memory = new TriggerMemory();
-	reports.forEach((r, i) => memory.learn([reportId(r)], start + i * 3_600_000));
+	reports.forEach((r, i) => learn(memory, [reportId(r)], start + i * 3_600_000));
 	return memory.merged('', start + reports.length * 3_600_000, size);
 }
 
@@ -124,7 +128,7 @@ describe('the stored memory', () => {
 
 	it(`reads back a memory of the default size, ${DEFAULT_MEMORY_SIZE.toLocaleString('en-US')} reports`, () => {
 		const memory = new TriggerMemory();
-		memory.learn(finals(DEFAULT_MEMORY_SIZE).map(reportId), NOW);
+		learn(memory, finals(DEFAULT_MEMORY_SIZE).map(reportId), NOW);
 		const stored = memory.merged('', NOW, DEFAULT_MEMORY_SIZE);
 		expect(stored).toHaveLength(DEFAULT_MEMORY_SIZE * ENTRY_LENGTH);
 		expect(readStored(stored)).toBe(stored);
@@ -161,7 +165,7 @@ describe('the stored memory', () => {
 		const [a, b, c, d] = finals(4).map(reportId);
 		const stored = storedAfter(finals(3)); // a, b, c an hour apart
 		const memory = new TriggerMemory();
-		memory.learn([d, b], NOW + 90 * 60_000);
+		learn(memory, [d, b], NOW + 90 * 60_000);
 		const merged = memory.merged(stored, NOW + 3 * 3_600_000, 3);
 		expect(idsOf(merged)).toEqual([c, d, b]);
 		expect(idsOf(merged)).not.toContain(a);
@@ -176,19 +180,19 @@ describe('the stored memory', () => {
 				fc.integer({ min: 1, max: 40 }),
 				(storedOnes, learnedOnes, size) => {
 					const hour = (days: number) => NOW + days * DAY_MS;
-					const stored = storedOnes.map(([i, days]) => ids[i] + hourOf(hour(days))).join('');
+					const stored = storedOnes.map(([i, days]) => ids[i] + hourStamp(hour(days))).join('');
 					const memory = new TriggerMemory();
-					for (const [i, days] of learnedOnes) memory.learn([ids[i]], hour(days));
+					for (const [i, days] of learnedOnes) learn(memory, [ids[i]], hour(days));
 					const now = hour(12);
-					const oldest = hourOf(now - MEMORY_DAYS * DAY_MS);
+					const oldest = hourStamp(now - MEMORY_DAYS * DAY_MS);
 					const learned = new Map<string, string>();
 					for (const [i, days] of learnedOnes)
-						if (!learned.has(ids[i])) learned.set(ids[i], hourOf(hour(days)));
+						if (!learned.has(ids[i])) learned.set(ids[i], hourStamp(hour(days)));
 					const kept = [...learned].filter(([, h]) => h >= oldest);
 					const keptLearned = kept.slice(Math.max(0, kept.length - size));
 					const plain = [
 						...storedOnes
-							.map(([i, days]) => [ids[i], hourOf(hour(days))])
+							.map(([i, days]) => [ids[i], hourStamp(hour(days))])
 							.filter(([id, h]) => h >= oldest && !keptLearned.some(([l]) => l === id)),
 						...keptLearned,
 					].map(([id, h]) => id + h);
@@ -202,12 +206,11 @@ describe('the stored memory', () => {
 	it('is written as it is when n8n writes the static data, not as it was when a step ran', () => {
 		const [a, b] = finals(2).map(reportId);
 		const memory = new TriggerMemory();
-		memory.learn([a], NOW);
 		const staticData: Record<string, unknown> = {};
-		memory.store(staticData, '', 10, () => NOW);
-		memory.learn([b], NOW); // a callback learned after this execution's step, before its end
+		memory.keep([a], staticData, 10, () => NOW);
+		learn(memory, [b], NOW); // a callback learned after this execution's step, before its end
 		const written = JSON.parse(JSON.stringify(staticData)) as Record<string, string>;
-		expect(written[MEMORY_KEY]).toBe(`${a}${hourOf(NOW)}${b}${hourOf(NOW)}`);
+		expect(written[MEMORY_KEY]).toBe(`${a}${hourStamp(NOW)}${b}${hourStamp(NOW)}`);
 		expect(deepCopy(staticData)).toEqual(written); // n8n's copy
 		expect(readStored(staticData[MEMORY_KEY])).toBe(written[MEMORY_KEY]);
 	});
@@ -225,62 +228,58 @@ describe('the stored memory', () => {
 	});
 });
 
-describe("this process's part", () => {
-	it('knows held reports, and keeps them once their callback was answered 2xx', () => {
+describe('one callback, received', () => {
+	const rules = (wanted: boolean) => ({ wanted: () => wanted, size: 10, clock: () => NOW });
+	const statuses = (received: { news: Array<{ report: RawReport }> }) =>
+		received.news.map(({ report: r }) => r.status);
+
+	it('holds news the filters want until settled, and keeps it once its execution started', () => {
 		const memory = new TriggerMemory();
-		memory.hold(['r1', 'r2']);
-		expect(memory.knows('r1')).toBe(true);
-		memory.release(['r1', 'r2'], true, NOW);
-		expect([memory.knows('r1'), memory.merged('', NOW, 10)]).toEqual([
-			true,
-			`r1${hourOf(NOW)}r2${hourOf(NOW)}`,
+		const staticData: Record<string, unknown> = {};
+		const first = memory.receive([report('ENROUTE'), report('DELIVRD')], staticData, rules(true));
+		expect([statuses(first), first.news.map((one) => one.wanted)]).toEqual([
+			['ENROUTE', 'DELIVRD'],
+			[true, true],
 		]);
+		// A copy arriving while the first is handed over is a repeat; nothing is stored yet.
+		const copy = memory.receive([report('DELIVRD')], staticData, rules(true));
+		expect([copy.news, copy.repeated, copy.settle, staticData]).toEqual([[], 1, undefined, {}]);
+		first.settle!(true);
+		expect(memory.merged('', NOW, 10)).toBe(
+			[report('ENROUTE'), report('DELIVRD')].map((r) => reportId(r) + hourStamp(NOW)).join(''),
+		);
 	});
 
-	it('lets go of the reports of a callback whose execution did not start, unless another holds them', () => {
+	it('lets the news go when its execution did not start, so that the next try is news', () => {
 		const memory = new TriggerMemory();
-		memory.hold(['r1']);
-		memory.hold(['r1']);
-		memory.release(['r1'], false, NOW);
-		expect(memory.knows('r1')).toBe(true);
-		memory.release(['r1'], false, NOW);
-		expect(memory.knows('r1')).toBe(false);
+		const first = memory.receive([report('DELIVRD')], {}, rules(true));
+		first.settle!(false);
+		first.settle!(true); // settled once: a second word changes nothing
+		expect(statuses(memory.receive([report('DELIVRD')], {}, rules(true)))).toEqual(['DELIVRD']);
+		expect(memory.merged('', NOW, 10)).toBe('');
 	});
 
-	it('forgets what it learned by the same rules as the stored memory', () => {
+	it('remembers news no filter wants in the static data at once, and writes nothing for a mere repeat', () => {
 		const memory = new TriggerMemory();
-		memory.learn(['r1'], NOW);
-		memory.learn(['r2', 'r3'], NOW + DAY_MS);
-		memory.merged('', NOW + MEMORY_DAYS * DAY_MS + 3_600_000, 1);
-		expect(['r1', 'r2', 'r3'].map((id) => memory.knows(id))).toEqual([false, false, true]);
+		const staticData: Record<string, unknown> = {};
+		const received = memory.receive([report('DELIVRD')], staticData, rules(false));
+		expect([statuses(received), received.settle]).toEqual([['DELIVRD'], undefined]);
+		const written = JSON.parse(JSON.stringify(staticData)) as Record<string, string>;
+		expect(written[MEMORY_KEY]).toBe(reportId(report('DELIVRD')) + hourStamp(NOW));
+		const again: Record<string, unknown> = { [MEMORY_KEY]: written[MEMORY_KEY] };
+		expect(new TriggerMemory().receive([report('DELIVRD')], again, rules(false)).repeated).toBe(1);
+		expect(again[MEMORY_KEY]).toBe(written[MEMORY_KEY]);
 	});
 
-	it('knows the items it handed over, by the object itself', () => {
+	it('forgets what this process learned by the same rules as the stored memory', () => {
 		const memory = new TriggerMemory();
-		const json = { status: 'DELIVRD' };
-		memory.handOver(json);
-		expect([memory.handedOver(json), memory.handedOver({ ...json })]).toEqual([true, false]);
-	});
-
-	it('keeps one memory per trigger, and runs its turns one at a time, in order', async () => {
-		const memories = new Memories();
-		expect(memories.of('w n1')).not.toBe(memories.of('w n2'));
-		expect(memories.of('w n1')).toBe(memories.of('w n1'));
-		const memory = memories.of('w n1');
-		const order: string[] = [];
-		const step = (name: string, ms: number) => () =>
-			new Promise<void>((resolve) =>
-				setTimeout(() => {
-					order.push(name);
-					resolve();
-				}, ms),
-			);
-		const failing = () => Promise.reject(new Error('no'));
-		await Promise.allSettled([
-			memory.inTurn(step('slow', 30)),
-			memory.inTurn(failing),
-			memory.inTurn(step('fast', 1)),
-		]);
-		expect(order).toEqual(['slow', 'fast']);
+		const [r1, r2, r3] = [1, 2, 3].map((i) => report('DELIVRD', message(i)));
+		learn(memory, [reportId(r1)], NOW);
+		learn(memory, [r2, r3].map(reportId), NOW + DAY_MS);
+		const later = NOW + MEMORY_DAYS * DAY_MS + 3_600_000;
+		memory.merged('', later, 1);
+		const received = memory.receive([r1, r2, r3], {}, { ...rules(false), clock: () => later });
+		expect(statuses(received)).toHaveLength(2);
+		expect(received.repeated).toBe(1);
 	});
 });

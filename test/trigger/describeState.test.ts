@@ -70,12 +70,13 @@ describe('a state saved by a real poll, in words', () => {
 	});
 
 	it("prints a Status Trigger's memory too, as n8n saved it", async () => {
-		const memory = new TriggerMemory();
-		memory.learn(
+		const node: Record<string, unknown> = {};
+		new TriggerMemory().keep(
 			[reportId({ batch_id: '1', gateway_session_id: '2', msisdn: '3', status: 'UNDELIV' })],
-			Date.now(),
+			node,
+			10,
 		);
-		const staticData = { 'node:Callbacks': { memory: memory.merged('', Date.now(), 10) } };
+		const staticData = { 'node:Callbacks': JSON.parse(JSON.stringify(node)) as unknown };
 		const { code, stdout } = await describeScript(JSON.stringify(staticData));
 		expect(stdout).toMatch(
 			/^Node "Callbacks":\nBulk SMS Status Trigger memory: 1 report\(s\) of 1 message\(s\) \(1 UNDELIV\), the oldest first heard /,
