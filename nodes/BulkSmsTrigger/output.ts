@@ -10,8 +10,7 @@ export type Shape = (raw: RawReport) => DeliveryReport;
 
 /**
  * The Get Status report with previous_status after status, written as one literal: a poll may
- * emit 100,000 items, and a literal is much faster than copying keys (docs/benchmarks.md,
- * "Figures once written in module headers"). The type lists every field
+ * emit 100,000 items, and a literal is faster than copying keys. The type lists every field
  * of DeliveryReport, so a field added there fails to compile here until it is added.
  */
 export function reportItem(emission: ReportEmission<RawReport>, shape: Shape): INodeExecutionData {

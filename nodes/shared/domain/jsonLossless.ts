@@ -9,8 +9,7 @@
  * is rounded, and exact wherever one is, by test/domain/body.property.test.ts ("lossless JSON:
  * properties", "lossless JSON: ≥ 10,000 generated status answers") and the member-order cases of
  * test/domain/body.test.ts. What it buys: a campaign-sized answer read exactly at a small
- * multiple of plain JSON.parse (which rounds the ids), where a reviver-only reader took several
- * times longer (docs/benchmarks.md, "Before the fast paths").
+ * multiple of plain JSON.parse, which rounds the ids (docs/benchmarks.md, "Parsing").
  */
 import { BodyError, MAX_NESTING } from './bodyError';
 import { attempt } from './values';

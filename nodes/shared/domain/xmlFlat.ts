@@ -5,9 +5,8 @@
  * or unknown fields, a line break inside a value. Held equal by the differential test in
  * test/domain/body.property.test.ts ("flat XML scanner: ≥ 10,000 generated answers against
  * fast-xml-parser"), which also checks that every plain answer is taken here. What it buys: the
- * service's XML read at close to the cost of its JSON, where the general path alone takes an
- * order of magnitude longer on a campaign-sized answer (docs/benchmarks.md, "Before the fast
- * paths").
+ * service's XML read at close to the cost of its JSON, which the general path's validation and
+ * parser do not come near on a campaign-sized answer (docs/benchmarks.md, "Parsing").
  */
 import { REPORT_FIELDS, SEND_FIELDS } from './fields';
 import type { XmlDocument } from './xmlGeneral';
