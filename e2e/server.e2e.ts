@@ -234,7 +234,7 @@ describe('(d) the editor in Chromium', () => {
 		for (const above of results.slice(0, rank)) expect(above.type).toMatch(/^n8n-nodes-base\./);
 	});
 
-	// The searches a user types for the job (issue 16): the codex aliases match them whole.
+	// The searches a user types for the job: the codex aliases match them whole.
 	test.each(['send sms', 'delivery status', 'sms delivery'])(
 		'searching "%s" finds Bulk SMS first, and the Status Trigger for delivery',
 		async (search) => {

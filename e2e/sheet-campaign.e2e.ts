@@ -3,7 +3,7 @@
 	@n8n/community-nodes/no-restricted-imports
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * examples/sheet-campaign.json (issue 16), exactly as a user imports it: five contacts from a
+ * examples/sheet-campaign.json, exactly as a user imports it: five contacts from a
  * sheet, two of them bad (a national number with no Default Country Code, and 12345), Send with
  * its default options, Get Delivery Status with its defaults and no Filter, and a write-back Set
  * node reading every row's outcome. Run with `n8n execute` against the sandbox (the demo's clock:

@@ -3,7 +3,7 @@
 	@n8n/community-nodes/no-restricted-imports
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * How the three nodes are found and told apart in n8n's node creator (issue 16): the words a
+ * How the three nodes are found and told apart in n8n's node creator: the words a
  * search can match (codex aliases), what each trigger's entry, actions and subtitle say about how
  * it works, and where Docs leads. The real search, in n8n's editor, is checked by the e2e suite
  * (e2e/server.e2e.ts).

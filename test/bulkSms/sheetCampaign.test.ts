@@ -1,5 +1,5 @@
 /**
- * The everyday campaign (issue 16): one personalised SMS per sheet row, the outcome written back
+ * The everyday campaign: one personalised SMS per sheet row, the outcome written back
  * to the row, delivery followed by Get Status. A bad row stops nothing: it comes out as its own
  * row, paired with its input, in the same columns as the rows that were sent. Workflows run
  * through n8n's engine against the sandbox on 127.0.0.1.

@@ -206,7 +206,7 @@ describe('resolveValidity', () => {
 		expect(() => resolveValidity(choice, NOW, 'UTC')).toThrow(message);
 	});
 
-	// The user typed a local time: a refusal said in UTC made them convert it back (issue 26).
+	// The user typed a local time: a refusal is said on that clock, not in UTC.
 	it.each<[string, ValidityChoice, string, string]>([
 		[
 			'a past time without offset, in the workflow zone',

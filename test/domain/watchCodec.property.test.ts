@@ -13,7 +13,7 @@ import {
 	encodeNumbers,
 	encodeRuns,
 	HANDLED,
-	Known,
+	SeenDestinations,
 	type BatchState,
 } from '../../nodes/shared/domain/watchCodec';
 import { knownCount, pendingOf } from '../../nodes/shared/domain/watchState';
@@ -32,7 +32,7 @@ const poll = fc.array(fc.tuple(destination, status), { maxLength: 40 });
 
 /** One poll through the codec, as change detection drives it: decode, look up, update, encode. */
 function throughCodec(stored: BatchState | undefined, reports: Map<string, string>): BatchState {
-	const known = stored ? Known.decode(stored) : new Known();
+	const known = stored ? SeenDestinations.decode(stored) : new SeenDestinations();
 	const listed = [...reports].map(([msisdn, s]) => ({ msisdn, status: s }));
 	const positions = known.locateAll(listed) as Int32Array;
 	listed.forEach(({ msisdn, status: s }, i) => {
@@ -58,7 +58,7 @@ describe('the compact codec reads back as the plain map it stands for', () => {
 					const pending = [...plain].filter(([, s]) => !isFinal(s));
 					expect(pendingOf(stored)).toEqual(new Map(pending));
 					expect(knownCount(stored)).toBe(plain.size);
-					const known = Known.decode(stored);
+					const known = SeenDestinations.decode(stored);
 					expect(known.pendingCount).toBe(pending.length);
 					const all = [...plain.keys()].map((msisdn) => ({ msisdn }));
 					const positions = known.locateAll(all) as Int32Array;

@@ -1,5 +1,5 @@
 /**
- * An interrupted campaign (issue 24): one personalised SMS per contact, the same workflow run again
+ * An interrupted campaign: one personalised SMS per contact, the same workflow run again
  * and again, as a user recovers it, until a run reaches everyone. Between runs the campaign meets
  * the sandbox's and the proxy's faults, the editor's Stop, and crashes (a Stop after which n8n's
  * database takes no more writes, as when n8n dies: nothing is cleaned up). Runs alternate between

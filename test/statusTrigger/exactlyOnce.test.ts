@@ -149,7 +149,7 @@ describe('callbacks with news that arrive together', () => {
 			.map(({ json }) => `${String(json.gateway_session_id)} ${String(json.status)}`)
 			.sort();
 
-	it('ride in fewer executions and emit what one at a time emits; riders get their own counts', async () => {
+	it('share fewer executions and emit what one at a time emits; those that waited get their own counts', async () => {
 		const alone = await started({ parameters: { emit: 'changes' } });
 		for (const body of campaign()) await post(alone, body);
 		const together = await started({ parameters: { emit: 'changes' }, answer: 'started' });
@@ -158,12 +158,12 @@ describe('callbacks with news that arrive together', () => {
 		expect(emitted(together)).toEqual(emitted(alone));
 		expect(emitted(together)).toHaveLength(24);
 		expect(together.executions().length).toBeLessThan(24);
-		const riders = answers.map((a) => answerOf(a.body)).filter((a) => a.emitted === 1);
-		expect(riders.length).toBeGreaterThan(0);
-		expect(riders.every((a) => a.received === 1 && a.repeated === 0)).toBe(true);
+		const waited = answers.map((a) => answerOf(a.body)).filter((a) => a.emitted === 1);
+		expect(waited.length).toBeGreaterThan(0);
+		expect(waited.every((a) => a.received === 1 && a.repeated === 0)).toBe(true);
 	});
 
-	it('that ride in an execution which could not start are answered 503, and their retry is news', async () => {
+	it('that wait for an execution which could not start are answered 503, and their retry is news', async () => {
 		// Starts take long enough for all to gather behind the first, whose execution starts.
 		const server = await started({
 			parameters: { emit: 'changes' },

@@ -2,7 +2,7 @@
 	@n8n/community-nodes/no-restricted-imports
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * An account's failure said at once (issue 17): a failure that concerns every batch (refused
+ * An account's failure said at once: a failure that concerns every batch (refused
  * credentials, an address where nothing or something else answers) fails the activation poll
  * and every later poll, worded like the credential test, and emits nothing; one batch's failure
  * keeps its 3/6/12 reporting. Through n8n-core's PollContext against the sandbox on 127.0.0.1.

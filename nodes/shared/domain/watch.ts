@@ -5,7 +5,7 @@
  */
 import { passes, triggerFilter, type TriggerOn } from './reportFilter';
 import { isFinal } from './status';
-import { HANDLED, Known, type BatchState } from './watchCodec';
+import { HANDLED, SeenDestinations, type BatchState } from './watchCodec';
 import { emptyState, type WatchState } from './watchState';
 
 /** What change detection needs of a report; RawReport and DeliveryReport both fit. */
@@ -194,7 +194,7 @@ function advanceBatch<R extends StatusReport>(
 	options: WatchOptions,
 	emitFirst: boolean,
 ): BatchStep<R> {
-	const known = old ? Known.decode(old) : new Known();
+	const known = old ? SeenDestinations.decode(old) : new SeenDestinations();
 	// A state carried over from version 1 knows only its pending numbers: the final reports it
 	// does not know were handled by that version (or are lost to it), so they are not emitted.
 	const adopting = old?.a === 1;

@@ -4,8 +4,8 @@
  * this one stores plain numbers (almost all destinations) as one sorted, delta-encoded base-36
  * string (k), which of them are pending as base-36 run lengths over that list (r), the few other
  * forms as lists (o, x), and keeps them in one poll as a sorted array of numbers with a flag each
- * (Known: binary search instead of a map of 100,000 strings; number and flag packed into one
- * double to sort them together natively).
+ * (SeenDestinations: binary search instead of a map of 100,000 strings; number and flag packed
+ * into one double to sort them together natively).
  *
  * Held equal to the plain map by test/domain/watchCodec.property.test.ts (any destinations and
  * statuses, added over several polls, read back the same) and the change detection that runs
@@ -42,13 +42,13 @@ export const HANDLED = '';
 const NEW_NUMBER = -1;
 const OTHER = -2;
 
-// ---------------------------------------------------------------- the known destinations
+// ---------------------------------------------------------------- the destinations seen
 
 /**
  * The destinations of one batch, decoded for one poll: plain numbers in a sorted array with a
  * pending flag each (looked up by binary search, no map of 100,000 strings), the rest in a map.
  */
-export class Known {
+export class SeenDestinations {
 	private numbers: number[] = [];
 	private pending: Uint8Array = new Uint8Array(0);
 	/** Plain numbers seen for the first time in this poll, packed with their flag (see pack). */
@@ -60,8 +60,8 @@ export class Known {
 	private encodedNumbers: string | undefined;
 	pendingCount = 0;
 
-	static decode(batch: BatchState): Known {
-		const known = new Known();
+	static decode(batch: BatchState): SeenDestinations {
+		const known = new SeenDestinations();
 		known.numbers = decodeNumbers(batch.k);
 		known.encodedNumbers = batch.k;
 		known.pending = decodeRuns(batch.r, known.numbers.length);

@@ -16,7 +16,7 @@ import {
 	decodeNumbers,
 	decodeRuns,
 	encodedListLength,
-	Known,
+	SeenDestinations,
 	PENDING,
 	runsLength,
 	type BatchState,
@@ -110,7 +110,7 @@ function fromVersion1(batches: Record<string, unknown>, finished: unknown[]): Wa
 		for (const number of decodeNumbers(value.p)) pending.set(String(number), PENDING);
 		for (const [msisdn, status] of Array.isArray(value.x) ? pairs(value.x) : [])
 			pending.set(msisdn, status);
-		const known = new Known();
+		const known = new SeenDestinations();
 		for (const [msisdn, status] of pending) known.add(msisdn, status);
 		state.b[batchId] = { ...known.encode(), a: 1 };
 	}

@@ -19,7 +19,7 @@ export function explainRequest(result: Failed): string {
 	return `This request's ${count(sent.length)} destination(s) were not sent.`;
 }
 
-interface Entry {
+interface ContextItem {
 	item: number;
 	outcome: string;
 	batch_ids: string[];
@@ -28,8 +28,8 @@ interface Entry {
 }
 
 /** One entry per item and request (a request may carry the numbers of several items). */
-function entriesOf({ send, results }: SendResults): Entry[] {
-	const entries: Entry[] = [];
+function contextItemsOf({ send, results }: SendResults): ContextItem[] {
+	const entries: ContextItem[] = [];
 	results.forEach((result, index) => {
 		const outcome = result.outcome === 'not attempted' ? 'not sent' : result.outcome;
 		const batchIds =
@@ -149,5 +149,5 @@ export function accountOfRun(all: readonly SendResults[]): {
 			? `Not sent (no request starts after a failure): ${count(t.notAttempted)} destination(s) of ${count(items.length)} item(s): item ${listFew(items)}.`
 			: '',
 	];
-	return { sentences, items: all.flatMap(entriesOf) as unknown as IDataObject[] };
+	return { sentences, items: all.flatMap(contextItemsOf) as unknown as IDataObject[] };
 }

@@ -181,9 +181,10 @@ function pairedItems(send: Send, index: number): number[] {
 	return [...items, ...send.items.filter((item) => !sending.has(item))];
 }
 
-type Answered = Exclude<RequestResult, { outcome: 'sent before' | 'not attempted' }>;
+/** A request that was made, whatever came of it: it has a batch item of its own. */
+type AttemptedRequest = Exclude<RequestResult, { outcome: 'sent before' | 'not attempted' }>;
 
-function batchJson(send: Send, index: number, result: Answered): IDataObject {
+function batchJson(send: Send, index: number, result: AttemptedRequest): IDataObject {
 	const destinations = result.sent;
 	const response = result.response ?? {};
 	const first = index === 0;
@@ -210,7 +211,7 @@ function batchJson(send: Send, index: number, result: Answered): IDataObject {
  */
 function failedFields(
 	send: Send,
-	result: Exclude<Answered, { outcome: 'accepted' }>,
+	result: Exclude<AttemptedRequest, { outcome: 'accepted' }>,
 	json: IDataObject,
 	notSent: string[],
 ): IDataObject {
