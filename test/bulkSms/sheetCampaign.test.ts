@@ -56,18 +56,22 @@ const run = (spec: ReturnType<typeof line>) =>
 
 const sentMessages = () => sandbox.received().batches.map((batch) => batch.message);
 
+/** Each output item as "<the rows it is paired with>: <send_outcome>". */
 const outcomes = (output: INodeExecutionData[]) =>
-	output.map((item) => [item.pairedItem, item.json.send_outcome]);
+	output.map((item) => {
+		const rows = ([] as Array<{ item: number }>).concat(item.pairedItem as { item: number });
+		return `${rows.map((row) => row.item).join(',')}: ${String(item.json.send_outcome)}`;
+	});
 
 describe('Skip and Report (the default) skips a bad row, not the run', () => {
 	it('a row whose numbers are all invalid is its own skipped item; the other rows are sent', async () => {
 		const output = outputOf(await run(campaign()), 'Send');
 		expect(outcomes(output)).toEqual([
-			[[{ item: 0 }], 'accepted'],
-			[[{ item: 1 }], 'skipped'],
-			[[{ item: 2 }], 'accepted'],
-			[[{ item: 3 }], 'skipped'],
-			[[{ item: 4 }], 'accepted'],
+			'0: accepted',
+			'1: skipped',
+			'2: accepted',
+			'3: skipped',
+			'4: accepted',
 		]);
 		expect(sentMessages().sort()).toEqual(
 			SENT.map((i) => `Hi ${CONTACTS[i].name}, your order is ready.`).sort(),
@@ -91,10 +95,7 @@ describe('Skip and Report (the default) skips a bad row, not the run', () => {
 	it('a row with no number at all is skipped with its reason too', async () => {
 		const rows = [CONTACTS[0], { name: 'Fay', phone: '' }];
 		const output = outputOf(await run(campaign({}, undefined, rows)), 'Send');
-		expect(outcomes(output)).toEqual([
-			[[{ item: 0 }], 'accepted'],
-			[[{ item: 1 }], 'skipped'],
-		]);
+		expect(outcomes(output)).toEqual(['0: accepted', '1: skipped']);
 		expect(output[1].json).toMatchObject({
 			skipped: [{ input: '', reason: 'no number given', item: 1 }],
 			reason: 'no number given',
@@ -134,11 +135,7 @@ describe('Skip and Report (the default) skips a bad row, not the run', () => {
 			await run(campaign({ groupSameMessage: true }, undefined, rows)),
 			'Send',
 		);
-		expect(outcomes(output)).toEqual([
-			[[{ item: 0 }, { item: 2 }, { item: 4 }], 'accepted'],
-			[[{ item: 1 }], 'skipped'],
-			[[{ item: 3 }], 'skipped'],
-		]);
+		expect(outcomes(output)).toEqual(['0,2,4: accepted', '1: skipped', '3: skipped']);
 		expect(output[0].json.skipped).toEqual([]);
 	});
 });
@@ -163,11 +160,11 @@ describe('Fail the Item fails only that item', () => {
 	it('under Continue On Fail the other rows are sent and a failed row keeps the row shape', async () => {
 		const output = outputOf(await run(campaign({ onInvalid: 'fail' }, CONTINUE)), 'Send');
 		expect(outcomes(output)).toEqual([
-			[[{ item: 0 }], 'accepted'],
-			[[{ item: 1 }], 'failed'],
-			[[{ item: 2 }], 'accepted'],
-			[[{ item: 3 }], 'failed'],
-			[[{ item: 4 }], 'accepted'],
+			'0: accepted',
+			'1: failed',
+			'2: accepted',
+			'3: failed',
+			'4: accepted',
 		]);
 		expect(output[3].json).toMatchObject({
 			send_outcome: 'failed',
@@ -248,12 +245,12 @@ describe('One Item per Batch (the default): every item has the same columns', ()
 		const rows = [...CONTACTS, CONTACTS[0]];
 		const output = outputOf(await run(campaign({ onInvalid: 'fail' }, CONTINUE, rows)), 'Send');
 		expect(outcomes(output)).toEqual([
-			[[{ item: 0 }], 'accepted'],
-			[[{ item: 1 }], 'failed'],
-			[[{ item: 2 }], 'accepted'],
-			[[{ item: 3 }], 'failed'],
-			[[{ item: 4 }], 'accepted'],
-			[[{ item: 5 }], 'skipped'],
+			'0: accepted',
+			'1: failed',
+			'2: accepted',
+			'3: failed',
+			'4: accepted',
+			'5: skipped',
 		]);
 		for (const item of output) {
 			expect(Object.keys(item.json)).toEqual(COLUMNS);
