@@ -54,16 +54,3 @@ it('tells a late ENROUTE and a repeat apart after 6,000 newer final reports, and
 	// What the answers said the workflow got is what it got.
 	expect(answers.reduce((sum, answer) => sum + answer.emitted, 0)).toBe(emitted().length);
 });
-
-it('never emits a repeat twice after 21,000 newer final reports', async () => {
-	server = await startTrigger();
-	await callback(jsonReport(message(0)));
-	await finals(1, 21_000);
-	expect(await callback(jsonReport(message(0)))).toEqual({
-		received: 1,
-		repeated: 1,
-		late: 0,
-		emitted: 0,
-	});
-	expect(emitted().filter((json) => json.msisdn === message(0).msisdn)).toHaveLength(1);
-});
