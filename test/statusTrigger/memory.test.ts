@@ -1,6 +1,3 @@
-/* eslint-disable
-	@n8n/community-nodes/no-restricted-globals
-	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /** The trigger's memory of reports: repeats, late ones, its lifetime and size, and how it is stored. */
 import fc from 'fast-check';
 import { deepCopy } from 'n8n-workflow';
