@@ -51,14 +51,14 @@ export async function figures(): Promise<Figure[]> {
 			const timed = await inRounds(
 				{
 					trigger: () => {
-						// Nothing wanted: the news is stored at once, and written as n8n writes it.
+						// Nothing wanted: the news is stored at once; the memory as n8n's save writes it.
 						const node: Record<string, unknown> = { [MEMORY_KEY]: stored };
 						new TriggerMemory().receive(callback, node, {
 							wanted: () => false,
 							size,
 							clock: () => NOW,
 						});
-						JSON.stringify(node);
+						(node[MEMORY_KEY] as { toJSON(): string }).toJSON(); // what n8n's save calls
 					},
 					n8n: () => {
 						JSON.stringify(JSON.parse(staticData));
