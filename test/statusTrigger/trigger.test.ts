@@ -4,16 +4,19 @@
  * emits, and what it remembers.
  */
 import { ENTRY_LENGTH } from '../../nodes/BulkSmsStatusTrigger/memory';
-import type { WebhookServer } from '../engine/webhook';
+import { startWebhookServer, type WebhookServer } from '../engine/webhook';
 import {
 	BATCH,
 	captureWarnings,
 	get,
 	jsonReport,
+	newProcess,
 	post,
 	SECRET,
 	SESSION,
 	startTrigger,
+	triggerNode,
+	triggerSpec,
 	xmlReport,
 } from './helpers';
 
@@ -206,6 +209,21 @@ describe('repeats and filters', () => {
 		server = await startTrigger({ staticData: saved });
 		await post(server, jsonReport());
 		expect(server.executions()).toEqual([]);
+	});
+
+	it('keeps each trigger apart in one process: a report one trigger knows is news to another', async () => {
+		const process = newProcess();
+		server = await startTrigger({ process });
+		const other = await startWebhookServer({
+			...triggerSpec({ process }),
+			node: { ...triggerNode(), id: 'another-trigger', webhookId: 'another-webhook' },
+		});
+		try {
+			await post(server, jsonReport());
+			expect(JSON.parse((await post(other, jsonReport())).body)).toMatchObject({ emitted: 1 });
+		} finally {
+			await other.stop();
+		}
 	});
 
 	it('by default emits final statuses only: an ENROUTE starts nothing', async () => {
