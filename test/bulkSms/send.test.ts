@@ -106,6 +106,47 @@ describe('Send', () => {
 		});
 	});
 
+	it('Valid Until {{ $now.plus({ days: 1 }) }}: every row valid a day from the run’s now', async () => {
+		jest.useFakeTimers({
+			now: Date.UTC(2026, 11, 31, 23, 59, 59, 500),
+			doNotFake: [
+				'nextTick',
+				'setImmediate',
+				'setTimeout',
+				'setInterval',
+				'queueMicrotask',
+				'clearTimeout',
+				'clearInterval',
+				'clearImmediate',
+				'hrtime',
+				'performance',
+			],
+		});
+		try {
+			const rows = [{ to: '447700900120' }, { to: '447700900121' }, { to: '447700900122' }];
+			const result = await run(
+				line(
+					trigger(),
+					items(rows),
+					send({
+						destinations: '={{ $json.to }}',
+						message: 'Hi',
+						validity: 'until',
+						validityUntil: '={{ $now.plus({ days: 1 }) }}',
+					}),
+				),
+			);
+			expect(outputOf(result, 'Send').map((batch) => batch.json.valid_until)).toEqual(
+				rows.map(() => '2027-01-01T23:59:59.000+00:00'),
+			);
+			expect(sandbox.requests().map((request) => request.form?.validity_period)).toEqual(
+				rows.map(() => '270101235959'),
+			);
+		} finally {
+			jest.useRealTimers();
+		}
+	});
+
 	it('refuses a validity in the past before sending', async () => {
 		const result = await run(sendOne({ validity: 'until', validityUntil: '2001-01-01T00:00:00Z' }));
 		expect(errorOf(result, 'Send')?.message).toMatch(/validity ends in the past/);
