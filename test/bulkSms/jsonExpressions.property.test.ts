@@ -24,7 +24,7 @@ import type {
 import { parameterReader } from '../../nodes/BulkSms/operations/send/itemReader';
 import { ASK_N8N, compileJsonExpression } from '../../nodes/shared/jsonExpressions';
 import { isSameForEveryItem } from '../../nodes/shared/sameForEveryItem';
-import { MANUAL_TRIGGER, outputOf, runWorkflow } from '../engine/harness';
+import { MANUAL_TRIGGER, outputOf, runWorkflow, stopTheClock } from '../engine/harness';
 import {
 	hostileItems,
 	hostileParameter,
@@ -250,27 +250,8 @@ describe('expressions that read the item: generated parameters over generated it
 	}, 120_000);
 });
 
-/** Stops the clock at NOW: only Date is faked, the engine's own timers run. */
-function stopTheClock(): void {
-	jest.useFakeTimers({
-		now: NOW,
-		doNotFake: [
-			'nextTick',
-			'setImmediate',
-			'setTimeout',
-			'setInterval',
-			'queueMicrotask',
-			'clearTimeout',
-			'clearInterval',
-			'clearImmediate',
-			'hrtime',
-			'performance',
-		],
-	});
-}
-
 describe('expressions that read nothing of the item: read once, the value n8n gives every item', () => {
-	beforeAll(stopTheClock);
+	beforeAll(() => stopTheClock(NOW));
 	afterAll(() => jest.useRealTimers());
 	const rows = [{ a: 'first' }, { a: 'second' }, { a: 'third' }];
 
@@ -322,7 +303,7 @@ describe('expressions that read nothing of the item: read once, the value n8n gi
 });
 
 describe('what may differ from item to item, or that the reader cannot place, is left to n8n per item', () => {
-	beforeAll(stopTheClock);
+	beforeAll(() => stopTheClock(NOW));
 	afterAll(() => jest.useRealTimers());
 	const rows = [{ a: 'first' }, { a: 'second' }];
 
@@ -376,7 +357,7 @@ test.each([
 });
 
 describe('expressions that read nothing of the item: generated parameters over generated items', () => {
-	beforeAll(stopTheClock);
+	beforeAll(() => stopTheClock(NOW));
 	afterAll(() => jest.useRealTimers());
 
 	test('the reader gives what n8n gives, and reads once what reads nothing of the item', async () => {

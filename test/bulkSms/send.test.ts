@@ -3,7 +3,7 @@
  * against the sandbox on 127.0.0.1.
  */
 import type { INode, INodeParameters } from 'n8n-workflow';
-import { errorOf, outputOf, runWorkflow } from '../engine/harness';
+import { errorOf, outputOf, runWorkflow, stopTheClock } from '../engine/harness';
 import {
 	FIRST_BATCH_ID,
 	startSandbox,
@@ -107,21 +107,7 @@ describe('Send', () => {
 	});
 
 	it('Valid Until {{ $now.plus({ days: 1 }) }}: every row valid a day from the run’s now', async () => {
-		jest.useFakeTimers({
-			now: Date.UTC(2026, 11, 31, 23, 59, 59, 500),
-			doNotFake: [
-				'nextTick',
-				'setImmediate',
-				'setTimeout',
-				'setInterval',
-				'queueMicrotask',
-				'clearTimeout',
-				'clearInterval',
-				'clearImmediate',
-				'hrtime',
-				'performance',
-			],
-		});
+		stopTheClock(Date.UTC(2026, 11, 31, 23, 59, 59, 500));
 		try {
 			const rows = [{ to: '447700900120' }, { to: '447700900121' }, { to: '447700900122' }];
 			const result = await run(
