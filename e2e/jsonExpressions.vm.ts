@@ -206,17 +206,20 @@ async function main(modules: string, times: number): Promise<void> {
 /**
  * The isolate reads the clock inside itself (its `$now` is the runtime bundle's Luxon
  * DateTime.now(), which calls Date.now()): the bundle, as the isolate loads it, starts with a
- * line that stops Date.now() at NOW. `files` is Node's own fs module, which n8n reads it with.
+ * line that stops Date.now() at NOW. `files` is Node's own fs module, which n8n reads the bundle
+ * with (readFileSync in 2.x, fs/promises' readFile in 1.x).
  */
 function stopTheIsolatesClock(files: typeof fs): void {
-	const readFileSync = files.readFileSync;
-	const stopped = `Date.now = () => ${NOW};\n`;
-	files.readFileSync = ((file: fs.PathOrFileDescriptor, options?: unknown) => {
-		const text = readFileSync(file, options as BufferEncoding);
-		return String(file).endsWith(path.join('bundle', 'runtime.iife.js'))
-			? stopped + String(text)
+	const stopped = (file: unknown, text: unknown) =>
+		String(file).endsWith(path.join('bundle', 'runtime.iife.js'))
+			? `Date.now = () => ${NOW};\n${String(text)}`
 			: text;
-	}) as typeof fs.readFileSync;
+	const { readFileSync } = files;
+	files.readFileSync = ((file: fs.PathOrFileDescriptor, options?: unknown) =>
+		stopped(file, readFileSync(file, options as BufferEncoding))) as typeof fs.readFileSync;
+	const { readFile } = files.promises;
+	files.promises.readFile = (async (file: fs.PathLike, options?: unknown) =>
+		stopped(file, await readFile(file, options as BufferEncoding))) as typeof readFile;
 }
 
 function outcome(resolve: () => unknown): Outcome {
