@@ -9,7 +9,9 @@
  *   HTTP Request with its own (every request as soon as its item is read); a third leg, Send
  *   with Concurrent Requests 32 (its highest), shows what raising it buys;
  * - 100,000 rows, one message: Send with Combine All Items Into One Batch vs a Code node that
- *   joins 1,000 numbers per item, then HTTP Request;
+ *   joins 1,000 numbers per item, then HTTP Request; the same with an expression that reads
+ *   nothing of the row in Send's options, which Send reads once (Campaign `{{ $execution.id }}`),
+ *   and in Valid Until (`{{ $now.plus({ days: 1 }) }}`, which HTTP Request sends too);
  * - the same 100,000 numbers in one item: Send vs a Code node that splits them 1,000 per item,
  *   then HTTP Request;
  * - the delivery reports of a 20,000-number batch, one item per report: Get Status vs HTTP
@@ -53,15 +55,32 @@ const NO_RECORD: JsonObject = { sendEachNumberOnce: false };
 
 /** Send of one message to every row, combined into requests of 1,000. */
 const combinedSend =
-	(options: JsonObject = {}) =>
+	(options: JsonObject = {}, parameters: JsonObject = {}) =>
 	() => [
 		rows100k(),
 		send({
 			destinations: '={{ $json.number }}',
 			message: 'Hi',
 			sendOptions: { combineItems: true, ...options },
+			...parameters,
 		}),
 	];
+
+/** What a user's Code node and HTTP Request do for the same: numbers joined 1,000 an item. */
+const chunkedHttp =
+	(body: JsonObject = {}) =>
+	(baseUrl: string) => [
+		rows100k(),
+		code('Chunk', `const numbers = $input.all().map((item) => item.json.number);\n${CHUNKS_JS}`),
+		httpSend(baseUrl, '={{ $json.destination }}', 'Hi', body),
+	];
+
+/** A new campaign each run, as a user names it to send the same text again sooner. */
+const EACH_RUN_CAMPAIGN: JsonObject = { campaign: '={{ $execution.id }}' };
+const VALID_FOR_A_DAY: JsonObject = {
+	validity: 'until',
+	validityUntil: '={{ $now.plus({ days: 1 }) }}',
+};
 
 /** Send of the 100,000 numbers of one item. */
 const oneItemSend =
@@ -96,14 +115,31 @@ export const SCENARIOS: Scenario[] = [
 			node: combinedSend(),
 			// Send without its record (Send Each Number Once off): what the record costs here.
 			noRecord: combinedSend(NO_RECORD),
-			n8n: (baseUrl) => [
-				rows100k(),
-				code(
-					'Chunk',
-					`const numbers = $input.all().map((item) => item.json.number);\n${CHUNKS_JS}`,
-				),
-				httpSend(baseUrl, '={{ $json.destination }}', 'Hi'),
-			],
+			n8n: chunkedHttp(),
+		},
+		check: batchIds,
+	},
+	{
+		key: 'n8n_combined_100k_campaign_execution_id',
+		label:
+			'100,000 rows, one message, Campaign {{ $execution.id }}: Send (combined) vs Code + HTTP Request',
+		nodes: {
+			node: combinedSend(EACH_RUN_CAMPAIGN),
+			noRecord: combinedSend({ ...EACH_RUN_CAMPAIGN, ...NO_RECORD }),
+			n8n: chunkedHttp(),
+		},
+		check: batchIds,
+	},
+	{
+		key: 'n8n_combined_100k_valid_until_now',
+		label:
+			'100,000 rows, one message, Valid Until {{ $now.plus({ days: 1 }) }}: Send (combined) vs Code + HTTP Request (validity_period)',
+		nodes: {
+			node: combinedSend({}, VALID_FOR_A_DAY),
+			noRecord: combinedSend(NO_RECORD, VALID_FOR_A_DAY),
+			n8n: chunkedHttp({
+				validity_period: "={{ $now.plus({ days: 1 }).toUTC().toFormat('yyMMddHHmmss') }}",
+			}),
 		},
 		check: batchIds,
 	},
@@ -260,17 +296,20 @@ function http(name: string, parameters: JsonObject): JsonObject {
 	};
 }
 
-function httpSend(baseUrl: string, destination: string, message: string): JsonObject {
+function httpSend(
+	baseUrl: string,
+	destination: string,
+	message: string,
+	more: JsonObject = {},
+): JsonObject {
+	const fields = { destination, message, ...more };
 	return http('HTTP Request', {
 		method: 'POST',
 		url: `${baseUrl}/api/sms/send`,
 		sendBody: true,
 		contentType: 'form-urlencoded',
 		bodyParameters: {
-			parameters: [
-				{ name: 'destination', value: destination },
-				{ name: 'message', value: message },
-			],
+			parameters: Object.entries(fields).map(([name, value]) => ({ name, value })),
 		},
 	});
 }

@@ -3,7 +3,8 @@
 	@n8n/community-nodes/no-restricted-imports
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * The fast path for `$json` expressions (nodes/shared/jsonExpressions.ts) against the expression
+ * Send's fast ways of reading expressions (nodes/shared/jsonExpressions.ts for `$json`,
+ * nodes/shared/sameForEveryItem.ts for what reads nothing of the item) against the expression
  * engine `n8n start` runs by default: isolated-vm, which needs n8n's own Node and its native
  * build, so e2e/jsonExpressions.vm.ts runs there, over the generated cases of the unit test
  * (test/bulkSms/jsonExpressions.property.test.ts runs them against the in-process engine).
@@ -20,9 +21,15 @@ interface Tally {
 	answered: number;
 	found: number;
 	disagreements: unknown[];
+	sameForEveryItem: {
+		parameters: number;
+		once: number;
+		withValue: number;
+		disagreements: unknown[];
+	};
 }
 
-test("wherever the fast path answers, n8n's isolate engine gives the same", async () => {
+test("wherever Send's fast paths answer, n8n's isolate engine gives the same", async () => {
 	const n8n = await provision();
 	const modules = path.resolve(path.dirname(n8n.n8nBin), '..', '..');
 	const run = spawnSync(
@@ -36,4 +43,9 @@ test("wherever the fast path answers, n8n's isolate engine gives the same", asyn
 	// Not vacuous: the fast path answered for about half of the cases, most with a value.
 	expect(tally.answered / tally.compared).toBeGreaterThan(0.4);
 	expect(tally.found / tally.compared).toBeGreaterThan(0.25);
+	// What Send reads once for the run, n8n gives every item, for a good share of the parameters.
+	const once = tally.sameForEveryItem;
+	expect(once.disagreements).toEqual([]);
+	expect(once.once / once.parameters).toBeGreaterThan(0.3);
+	expect(once.withValue / once.parameters).toBeGreaterThan(0.2);
 });

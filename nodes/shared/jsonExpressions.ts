@@ -27,6 +27,8 @@
  */
 import { isSafeObjectProperty } from 'n8n-workflow';
 
+import { templateParts } from './expressionTemplate';
+
 /** What a fast expression returns when n8n must evaluate the parameter itself. */
 export const ASK_N8N: unique symbol = Symbol('ask n8n');
 
@@ -41,7 +43,7 @@ const CONSTRUCTOR = /\.\s*constructor/;
 
 /**
  * `$json` followed by one or more `.name`, `["text"]`, `['text']` or `[index]`, with spaces,
- * tabs or line breaks between them. No backslash can reach here (see parse).
+ * tabs or line breaks between them. No backslash can reach here (templateParts refuses them).
  */
 const REFERENCE =
 	/^[ \t\r\n]*\$json((?:[ \t\r\n]*(?:\.[ \t\r\n]*[A-Za-z_$][\w$]*|\[[ \t\r\n]*(?:"[^"\n\r\u2028\u2029]*"|'[^'\n\r\u2028\u2029]*'|0|[1-9]\d{0,8})[ \t\r\n]*\]))+)[ \t\r\n]*$/;
@@ -53,13 +55,11 @@ const ACCESSOR =
  * expression of the forms above (n8n evaluates it then, every item).
  */
 export function compileJsonExpression(raw: unknown): JsonExpression | undefined {
-	if (typeof raw !== 'string' || raw[0] !== '=') return undefined;
-	const template = raw.slice(1);
-	const pieces = parse(template);
+	const pieces = parse(raw);
 	if (pieces === undefined) return undefined;
 	const [first] = pieces;
 	// One reference and nothing else, not even a space: n8n gives its value as it is.
-	if (pieces.length === 1 && typeof first !== 'string' && template.startsWith('{{')) {
+	if (pieces.length === 1 && typeof first !== 'string') {
 		return (json) => whole(follow(json, first));
 	}
 	return (json) => {
@@ -78,28 +78,20 @@ export function compileJsonExpression(raw: unknown): JsonExpression | undefined 
 	};
 }
 
-/**
- * Text and references, split where n8n splits them (tournament's splitExpression: `{{` opens,
- * the first `}}` after it closes); undefined for anything n8n would read otherwise.
- */
-function parse(template: string): Piece[] | undefined {
-	// A backslash escapes brackets in n8n's splitter; `.constructor` makes n8n refuse the parameter.
-	if (template.includes('\\') || CONSTRUCTOR.test(template)) return undefined;
+/** Text and references, as n8n splits them; undefined for anything n8n would read otherwise. */
+function parse(raw: unknown): Piece[] | undefined {
+	const parts = templateParts(raw);
+	// `.constructor` makes n8n refuse the parameter.
+	if (parts === undefined || CONSTRUCTOR.test(raw as string)) return undefined;
 	const pieces: Piece[] = [];
-	let at = 0;
-	while (at < template.length) {
-		const open = template.indexOf('{{', at);
-		if (open < 0) {
-			pieces.push(template.slice(at));
-			break;
+	for (const part of parts) {
+		if ('text' in part) {
+			pieces.push(part.text);
+			continue;
 		}
-		if (open > at) pieces.push(template.slice(at, open));
-		const close = template.indexOf('}}', open + 2);
-		if (close < 0) return undefined;
-		const keys = referenceKeys(template.slice(open + 2, close));
+		const keys = referenceKeys(part.code);
 		if (keys === undefined) return undefined;
 		pieces.push(keys);
-		at = close + 2;
 	}
 	return pieces;
 }

@@ -173,3 +173,109 @@ export const sheetParameter = fc.oneof(
 );
 
 export const sheetRows = fc.array(row, { minLength: 1, maxLength: 5 });
+
+// Expressions that read nothing of the item (nodes/shared/sameForEveryItem.ts): values of the run,
+// literals and what is made of them, mixed with code that reads the item, some of it in forms that
+// hide the read from a careless reader (a comment, a regular expression, a template's `${…}`).
+
+/** The instant every side reads as now: the tests stop the clock there. */
+export const NOW = Date.UTC(2026, 11, 31, 23, 59, 59, 500);
+/** n8n's variables, as `$vars` reads them. */
+export const VARIABLES = { campaign: 'spring-sale', count: '3' };
+
+const runValue = fc.constantFrom(
+	'$execution.id',
+	'$execution.mode',
+	'$execution.resumeUrl',
+	'$workflow.name',
+	'$workflow.id',
+	'$workflow.active',
+	'$workflow.name.length',
+	'$now',
+	'$today',
+	'$now.toISO()',
+	'$now.plus({ days: 1 })',
+	'$now.plus({ days: 1 }).toISO()',
+	'$today.toISODate()',
+	"$now.toFormat('yyyy-MM-dd HH:mm:ss.SSS')",
+	'$now.toMillis()',
+	'$now.hour',
+	'$vars.campaign',
+	'$vars.count',
+	'$vars.missing',
+	'$env.HOME',
+	"DateTime.fromISO('2026-12-24T18:00:00Z').toMillis()",
+	'DateTime.now().toISO()',
+	"'spring'",
+	'"sale"',
+	'`plain`',
+	'42',
+	'1.5e3',
+	'true',
+	'null',
+	'undefined',
+	"[1, 'a']",
+	'{ a: 1 }',
+	"'$json.a'",
+	"'{{'",
+	"'a'.toUpperCase()",
+	'[3, 1, 2].sort()',
+);
+const itemValue = fc.constantFrom(
+	'$json.a',
+	'$json',
+	'$json["first name"]',
+	'$itemIndex',
+	'$position',
+	'$input.item.json.a',
+	"$('Feed').item.json.a",
+	"$now /* ' */ + $itemIndex + /* ' */ 1",
+	'/"/.source + $itemIndex + /"/.source',
+	'`${$itemIndex}`',
+	'$vars[$itemIndex]',
+	'({ a: $itemIndex }).a',
+	'$vars.missing ?? $itemIndex',
+	'$execution.id ? $itemIndex : 1',
+);
+const { runCode } = fc.letrec<{ runCode: string }>((tie) => ({
+	runCode: fc.oneof(
+		{ depthSize: 'small', withCrossShrink: true },
+		{ weight: 8, arbitrary: runValue },
+		{ weight: 2, arbitrary: itemValue },
+		{
+			weight: 2,
+			arbitrary: fc
+				.tuple(
+					tie('runCode'),
+					fc.constantFrom('+', '===', '??', '&&', '||', '*', '/'),
+					tie('runCode'),
+				)
+				.map(([a, operator, b]) => `(${a}) ${operator} (${b})`),
+		},
+		{
+			weight: 1,
+			arbitrary: fc
+				.tuple(tie('runCode'), tie('runCode'), tie('runCode'))
+				.map(([a, b, c]) => `(${a} ? ${b} : ${c})`),
+		},
+		{
+			weight: 1,
+			arbitrary: fc.array(tie('runCode'), { maxLength: 3 }).map((list) => `[${list.join(', ')}]`),
+		},
+		{ weight: 1, arbitrary: tie('runCode').map((code) => `({ value: ${code} }).value`) },
+	),
+}));
+export const runWideParameter = fc.oneof(
+	runCode.map((code) => `={{ ${code} }}`),
+	fc
+		.array(
+			fc.oneof(
+				prose,
+				runCode.map((code) => `{{ ${code} }}`),
+			),
+			{ minLength: 1, maxLength: 4 },
+		)
+		.map((parts) => `=${parts.join('')}`),
+);
+/** At least two items, so that what reads the item can differ from one to the next. */
+export const severalItems = fc.array(objectOf(value), { minLength: 2, maxLength: 4 });

@@ -1,10 +1,15 @@
 /**
- * The fast path for expressions that read the item's JSON (nodes/shared/jsonExpressions.ts)
- * against n8n's own evaluator: one parameter resolved both ways, item by item, inside a node run
- * by n8n's engine (getNodeParameter, n8n-workflow's Expression), over generated items and
- * generated parameters. Wherever the fast path gives a value, n8n gives the same one (Object.is
- * for scalars, so -0 is not 0; the same elements for lists); and Send's parameter reader, which
- * asks n8n wherever the fast path does not answer, always gives what n8n gives, errors included.
+ * Send's fast ways of reading an expression against n8n's own evaluator: one parameter resolved
+ * both ways, item by item, inside a node run by n8n's engine (getNodeParameter, n8n-workflow's
+ * Expression), over generated items and generated parameters.
+ * - Expressions that read the item's JSON (nodes/shared/jsonExpressions.ts): wherever the fast
+ *   path gives a value, n8n gives the same one (Object.is for scalars, so -0 is not 0; the same
+ *   elements for lists).
+ * - Expressions that read nothing of the item (nodes/shared/sameForEveryItem.ts), which Send's
+ *   reader has n8n evaluate once for the run: n8n gives every item that value. The clock is
+ *   stopped at NOW, so that every item reads the same instant.
+ * And Send's parameter reader, which asks n8n wherever neither answers, always gives what n8n
+ * gives, errors included.
  */
 import fc from 'fast-check';
 import { NodeConnectionTypes } from 'n8n-workflow';
@@ -18,8 +23,18 @@ import type {
 
 import { parameterReader } from '../../nodes/BulkSms/operations/send/itemReader';
 import { ASK_N8N, compileJsonExpression } from '../../nodes/shared/jsonExpressions';
-import { MANUAL_TRIGGER, outputOf, runWorkflow } from '../engine/harness';
-import { hostileItems, hostileParameter, sheetParameter, sheetRows } from './jsonExpressionCases';
+import { isSameForEveryItem } from '../../nodes/shared/sameForEveryItem';
+import { MANUAL_TRIGGER, outputOf, runWorkflow, stopTheClock } from '../engine/harness';
+import {
+	hostileItems,
+	hostileParameter,
+	NOW,
+	runWideParameter,
+	severalItems,
+	sheetParameter,
+	sheetRows,
+	VARIABLES,
+} from './jsonExpressionCases';
 
 type Outcome = { value: unknown } | { error: string };
 
@@ -34,6 +49,8 @@ interface Resolved {
 /** What the Feed node emits, and what the Resolve node found, for the run in progress. */
 let feed: Record<string, unknown>[] = [];
 let resolved: Resolved[] = [];
+/** How many times Send's reader asked n8n for the parameter, over all items of the run. */
+let readerAsked = 0;
 
 const description = (name: string, properties: INodeTypeDescription['properties']) => ({
 	displayName: name,
@@ -62,7 +79,16 @@ class Resolve implements INodeType {
 	]) as INodeTypeDescription;
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const fast = compileJsonExpression(this.getNode().parameters.value);
-		const read = parameterReader(this);
+		// The reader's own context, the same but for counting what it asks n8n.
+		const counted = Object.create(this, {
+			getNodeParameter: {
+				value: (...args: Parameters<IExecuteFunctions['getNodeParameter']>) => {
+					readerAsked++;
+					return this.getNodeParameter(...args);
+				},
+			},
+		}) as IExecuteFunctions;
+		const read = parameterReader(counted);
 		const items = this.getInputData();
 		items.forEach((item, index) => {
 			resolved.push({
@@ -96,7 +122,9 @@ const node = (name: string, type: string, parameters = {}): INode => ({
 async function resolveAll(value: string, items: Record<string, unknown>[]): Promise<Resolved[]> {
 	feed = items;
 	resolved = [];
+	readerAsked = 0;
 	const run = await runWorkflow({
+		variables: VARIABLES,
 		nodes: [
 			node('Start', MANUAL_TRIGGER),
 			node('Feed', 'test.feed'),
@@ -219,5 +247,141 @@ describe('expressions that read the item: generated parameters over generated it
 	test('sheet rows and the parameters users write: the fast path answers, as n8n', async () => {
 		const shares = await agreeing(sheetParameter, sheetRows, 800);
 		expect(shares.answered).toBeGreaterThan(0.95);
+	}, 120_000);
+});
+
+describe('expressions that read nothing of the item: read once, the value n8n gives every item', () => {
+	beforeAll(() => stopTheClock(NOW));
+	afterAll(() => jest.useRealTimers());
+	const rows = [{ a: 'first' }, { a: 'second' }, { a: 'third' }];
+
+	// [parameter, what n8n gives every item]
+	const cases: Array<[string, unknown]> = [
+		['={{ $execution.mode }}', 'test'],
+		['={{ $workflow.name }}', 'Harness workflow'],
+		['={{ $vars.campaign }}', 'spring-sale'],
+		['=spring-{{ $today.toISODate() }}', 'spring-2026-12-31'],
+		['={{ $now.toMillis() }}', NOW],
+		[
+			"={{ $now.plus({ days: 1 }).toFormat('yyyy-MM-dd HH:mm:ss.SSS') }}",
+			'2027-01-01 23:59:59.500',
+		],
+		["={{ DateTime.fromISO('2026-12-24T18:00:00Z').toMillis() }}", Date.UTC(2026, 11, 24, 18)],
+		["={{ 'spring-' + 2026 }}", 'spring-2026'],
+		['={{ [1, 2] }}', [1, 2]],
+		['={{ $vars.missing }}', undefined],
+	];
+
+	test.each(cases)('%s', async (value, expected) => {
+		const results = await resolveAll(value, rows);
+		expect(readerAsked).toBe(1);
+		for (const result of results) {
+			expect(result.n8n).toStrictEqual({ value: expected });
+			expectAgreement(result);
+		}
+	});
+
+	test.each(['={{ $execution.id }}', '={{ $now.plus({ days: 1 }) }}', '={{ $today }}'])(
+		'%s: the run’s own value, read once and given to every item as n8n gives it',
+		async (value) => {
+			const results = await resolveAll(value, rows);
+			expect(readerAsked).toBe(1);
+			expect(results[0].n8n).toHaveProperty('value');
+			results.forEach(expectAgreement);
+		},
+	);
+
+	test('where n8n refuses the first item, it evaluates every item itself: its error for each', async () => {
+		// A text that is not a number: n8n's own error, for every item.
+		const results = await resolveAll('={{ $vars.campaign.toInt() }}', rows);
+		expect(readerAsked).toBe(1 + rows.length);
+		for (const result of results) {
+			expect(result.n8n).toHaveProperty('error');
+			expectAgreement(result);
+		}
+	});
+});
+
+describe('what may differ from item to item, or that the reader cannot place, is left to n8n per item', () => {
+	beforeAll(() => stopTheClock(NOW));
+	afterAll(() => jest.useRealTimers());
+	const rows = [{ a: 'first' }, { a: 'second' }];
+
+	test.each([
+		// The item, its place, other nodes and parameters.
+		'={{ $itemIndex }}',
+		'={{ $position }}',
+		'={{ $runIndex }}',
+		'={{ $input.item.json.a }}',
+		"={{ $('Feed').item.json.a }}",
+		'={{ $prevNode.name }}',
+		'={{ $binary }}',
+		'={{ $data }}',
+		'={{ $parameter.value }}',
+		'={{ $node.Feed.json }}',
+		"={{ $jmespath($vars, 'campaign') }}",
+		'={{ $if(true, 1, 2) }}',
+		"={{ $evaluateExpression('1') }}",
+		// A value that may differ from call to call, or that writes (deterministic here).
+		'={{ [7].randomItem() }}',
+		'={{ Math.random() * 0 }}',
+		"={{ $execution.customData.get('a') }}",
+		'={{ $vars.count = 1 }}',
+		// Reads hidden from a careless reader, and forms it does not place.
+		"={{ $vars['campaign'] }}",
+		'={{ `${$itemIndex}` }}',
+		"={{ $now /* ' */ + $itemIndex + /* ' */ 1 }}",
+		'={{ /"/.source + $itemIndex + /"/.source }}',
+		'={{ (() => $itemIndex)() }}',
+		'={{ ({ a: $itemIndex }).a }}',
+		'={{ ({ a: 1 })["a"] }}',
+		'={{ $now.__proto__ }}',
+		'={{ $vars?.["campaign"] }}',
+		'={{ $workflow.name; $itemIndex }}',
+	])('%s', async (value) => {
+		expect(isSameForEveryItem(value)).toBe(false);
+		const results = await resolveAll(value, rows);
+		expect(readerAsked).toBe(rows.length);
+		results.forEach(expectAgreement);
+	});
+});
+
+test.each([
+	'={{ [1, 2, 3].randomItem() }}',
+	'={{ Math.random() }}',
+	'={{ crypto.randomUUID() }}',
+	'={{ $vars.count++ }}',
+	"={{ $execution.customData.set('a', 'b') }}",
+])('%s differs from call to call or writes: never read once', (value) => {
+	expect(isSameForEveryItem(value)).toBe(false);
+});
+
+describe('expressions that read nothing of the item: generated parameters over generated items', () => {
+	beforeAll(() => stopTheClock(NOW));
+	afterAll(() => jest.useRealTimers());
+
+	test('the reader gives what n8n gives, and reads once what reads nothing of the item', async () => {
+		let runs = 0;
+		let once = 0;
+		let onceWithValue = 0;
+		await fc.assert(
+			fc.asyncProperty(runWideParameter, severalItems, async (value, items) => {
+				const results = await resolveAll(value, items);
+				results.forEach(expectAgreement);
+				runs++;
+				// jsonExpressions.ts answers for plain text before it.
+				if (!isSameForEveryItem(value) || compileJsonExpression(value)) return;
+				if ('value' in results[0].n8n) {
+					// Once for the run, unless n8n refused the first item.
+					expect(readerAsked).toBe(1);
+					onceWithValue++;
+				}
+				once++;
+			}),
+			{ seed: 27, numRuns: 600 },
+		);
+		// Not vacuous: a good share was read once, most of it with a value.
+		expect(once / runs).toBeGreaterThan(0.3);
+		expect(onceWithValue / runs).toBeGreaterThan(0.2);
 	}, 120_000);
 });

@@ -3,7 +3,7 @@
  * against the sandbox on 127.0.0.1.
  */
 import type { INode, INodeParameters } from 'n8n-workflow';
-import { errorOf, outputOf, runWorkflow } from '../engine/harness';
+import { errorOf, outputOf, runWorkflow, stopTheClock } from '../engine/harness';
 import {
 	FIRST_BATCH_ID,
 	startSandbox,
@@ -104,6 +104,33 @@ describe('Send', () => {
 			validity_period: '990102040405',
 			valid_until: '2099-01-02T04:04:05.000+01:00',
 		});
+	});
+
+	it('Valid Until {{ $now.plus({ days: 1 }) }}: every row valid a day from the run’s now', async () => {
+		stopTheClock(Date.UTC(2026, 11, 31, 23, 59, 59, 500));
+		try {
+			const rows = [{ to: '447700900120' }, { to: '447700900121' }, { to: '447700900122' }];
+			const result = await run(
+				line(
+					trigger(),
+					items(rows),
+					send({
+						destinations: '={{ $json.to }}',
+						message: 'Hi',
+						validity: 'until',
+						validityUntil: '={{ $now.plus({ days: 1 }) }}',
+					}),
+				),
+			);
+			expect(outputOf(result, 'Send').map((batch) => batch.json.valid_until)).toEqual(
+				rows.map(() => '2027-01-01T23:59:59.000+00:00'),
+			);
+			expect(sandbox.requests().map((request) => request.form?.validity_period)).toEqual(
+				rows.map(() => '270101235959'),
+			);
+		} finally {
+			jest.useRealTimers();
+		}
 	});
 
 	it('refuses a validity in the past before sending', async () => {

@@ -9,7 +9,8 @@
  *   storeCalls, failStoreCalls for tests that look at it);
  * - poll.ts: pollOnce (PollContext, PollTriggerExecutor, static data as n8n saves it);
  * - credentialTest.ts: testCredential (as n8n's credential tester runs a declarative test);
- * - webhook.ts: a webhook trigger's webhook() through n8n-core's WebhookContext, behind HTTP.
+ * - webhook.ts: a webhook trigger's webhook() through n8n-core's WebhookContext, behind HTTP;
+ * - clock.ts: stopTheClock, time from the test (jest's fake Date, the engine's timers real).
  * Facts about n8n's HTTP helper that the transport relies on are checked in n8nFacts.test.ts.
  */
 export {
@@ -28,3 +29,4 @@ export { failStoreCalls, recordOf, storeCalls } from './deduplication';
 export { engineLogger } from './logger';
 export { pollOnce, type PollOutcome } from './poll';
 export { testCredential } from './credentialTest';
+export { stopTheClock } from './clock';

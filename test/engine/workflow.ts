@@ -41,6 +41,8 @@ export interface EngineOptions {
 	nodeTypes?: Record<string, AnyNodeType>;
 	/** Extra credential types; they override the package's of the same name. */
 	credentialTypes?: ICredentialType[];
+	/** n8n's variables, which expressions read as `$vars` (none unless given). */
+	variables?: Record<string, string>;
 }
 
 export interface WorkflowSpec extends EngineOptions {
@@ -143,7 +145,7 @@ export function buildAdditionalData(
 		webhookTestBaseUrl: `${base}webhook-test`,
 		mcpBaseUrl: `${base}mcp`,
 		mcpTestBaseUrl: `${base}mcp-test`,
-		variables: {},
+		variables: { ...(options.variables ?? {}) },
 		logAiEvent: () => {},
 		setExecutionStatus: () => {},
 		externalSecretsProxy: new ExternalSecretsProxy(),

@@ -18,6 +18,7 @@ import {
 	compileJsonExpression,
 	type JsonExpression,
 } from '../../../shared/jsonExpressions';
+import { isSameForEveryItem } from '../../../shared/sameForEveryItem';
 import { serviceSettings, type AccountOf } from '../../../shared/transport';
 import { NO_NUMBER, OPTED_OUT, type ItemSend, type RunSettings } from './model';
 import type { SpeedLimitSetting } from './speedLimit';
@@ -30,11 +31,14 @@ const MAX_RESUME_HOURS = 168;
 export type Reader = <T>(name: string, item: number, fallback: T) => T;
 
 /**
- * Reads parameters per item, as getNodeParameter does. A parameter that is not an expression
- * is the same for every item: it is read once (an opt-out list read from another node would
- * otherwise be resolved per item). An expression that only reads the item's own JSON
- * (`{{ $json.phone }}`, `Hi {{ $json.name }}`) is resolved from the item by jsonExpressions.ts,
- * which gives what n8n would; anything else is left to n8n, per item.
+ * Reads parameters per item, as getNodeParameter does, each at the cost of what it depends on.
+ * A parameter that is not an expression is the same for every item: it is read once (an
+ * opt-out list read from another node would otherwise be resolved per item); so is an
+ * expression that reads nothing of the item (`{{ $execution.id }}`, `{{ $now.plus({ days: 1 })
+ * }}`: sameForEveryItem.ts), which n8n evaluates for the first item read. An expression that
+ * only reads the item's own JSON (`{{ $json.phone }}`, `Hi {{ $json.name }}`) is resolved from
+ * the item by jsonExpressions.ts, which gives what n8n would; anything else is left to n8n, per
+ * item.
  */
 export function parameterReader(context: IExecuteFunctions): Reader {
 	const sources = new Map<string, Source>();
@@ -48,9 +52,19 @@ export function parameterReader(context: IExecuteFunctions): Reader {
 		}, parameters);
 		if (!isExpression(raw)) return { fixed: context.getNodeParameter(name, item, fallback) };
 		const expression = compileJsonExpression(raw);
-		if (expression === undefined) return { expression };
+		if (expression === undefined) {
+			return isSameForEveryItem(raw) ? readOnce(name, item, fallback) : { expression };
+		}
 		itemJson ??= itemJsonOf(context);
 		return itemJson.json ? { expression, json: itemJson.json } : { expression: undefined };
+	};
+	/** n8n's value for this item, for every item; where n8n refuses it, its error per item. */
+	const readOnce = (name: string, item: number, fallback: unknown): Source => {
+		try {
+			return { fixed: context.getNodeParameter(name, item, fallback) };
+		} catch {
+			return { expression: undefined };
+		}
 	};
 	return <T>(name: string, item: number, fallback: T): T => {
 		let source = sources.get(name);
@@ -138,17 +152,14 @@ export async function itemReader(
 	const { timeZone } = await serviceSettings.call(this, 0, await accountOf(0));
 	const optedOut = optOuts(read);
 	const now = new Date();
-	const validities = new Map<string, Validity | undefined>();
+	const validityFor = sharedValidities((choice, item) =>
+		validityOf.call(this, choice, now, timeZone, item),
+	);
 	return (item) => {
 		const option = <T>(name: string, fallback: T) => read(`sendOptions.${name}`, item, fallback);
 		const written = messageOf.call(this, read('message', item, ''), item);
 		const choice = validityChoice.call(this, read, item);
-		const key = memoKey(choice);
-		const validity =
-			key !== undefined && validities.has(key)
-				? validities.get(key)
-				: validityOf.call(this, choice, now, timeZone, item);
-		if (key !== undefined) validities.set(key, validity);
+		const validity = validityFor(choice, item);
 		const itemSend: ItemSend = {
 			item,
 			written,
@@ -213,7 +224,29 @@ function validityChoice(this: IExecuteFunctions, read: Reader, item: number): Va
 	return { kind: 'serviceDefault' };
 }
 
-/** Items with the same plain choice share one resolved validity (and one "now"). */
+type ResolveValidity = (choice: ValidityChoice, item: number) => Validity | undefined;
+
+/**
+ * Items with the same choice share one resolved validity (and one "now"): the same plain value,
+ * or the same object (a date read once for the run). Objects are held weakly: where n8n
+ * evaluates Valid Until per item, each item's date is a new object.
+ */
+function sharedValidities(resolve: ResolveValidity): ResolveValidity {
+	const byValue = new Map<string, Validity | undefined>();
+	const byObject = new WeakMap<object, Validity | undefined>();
+	return (choice, item) => {
+		const given = choice.kind === 'until' ? choice.value : undefined;
+		if (typeof given === 'object' && given !== null) {
+			if (!byObject.has(given)) byObject.set(given, resolve(choice, item));
+			return byObject.get(given);
+		}
+		const key = memoKey(choice);
+		if (key === undefined) return resolve(choice, item);
+		if (!byValue.has(key)) byValue.set(key, resolve(choice, item));
+		return byValue.get(key);
+	};
+}
+
 function memoKey(choice: ValidityChoice): string | undefined {
 	if (choice.kind === 'serviceDefault') return choice.kind;
 	const given = choice.kind === 'duration' ? choice.hours : choice.value;
