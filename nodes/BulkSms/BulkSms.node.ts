@@ -8,7 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { operationOptions, route } from './actions/router';
 import { getStatusDescription } from './operations/getStatus';
-import { RecordTurns, sendDescription } from './operations/send';
+import { SendProcess, sendDescription } from './operations/send';
 
 export class BulkSms implements INodeType {
 	description: INodeTypeDescription = {
@@ -53,16 +53,16 @@ export class BulkSms implements INodeType {
 	};
 
 	/**
-	 * Turns at Send's record of accepted sends, for the executions this n8n process runs (n8n makes
-	 * one node type instance per process): operations/send/record.ts.
+	 * What this n8n process keeps for Send's records, for the executions it runs (n8n makes one
+	 * node type instance per process): operations/send/record.
 	 */
-	private readonly turns = new RecordTurns();
+	private readonly process = new SendProcess();
 
-	execute = executorOf(this.turns);
+	execute = executorOf(this.process);
 }
 
-function executorOf(turns: RecordTurns) {
+function executorOf(process: SendProcess) {
 	return async function (this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await route.call(this, turns);
+		return await route.call(this, process);
 	};
 }

@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { OneAtATime } from './claims';
+import { StoreTurns } from '../shared/deduplicationStore';
 import { statusTriggerProperties } from './description';
 import { emitCallbacks, type ExecutionSide } from './execute';
 import { Gathering } from './gathering';
@@ -140,8 +140,8 @@ class TriggerHere implements CallbackSide, ExecutionSide {
 	readonly gathering = new Gathering();
 	/** Its credentials as read lately: a read costs n8n an expression isolate (setup.ts). */
 	readonly credentials = new RecentCredentials();
-	/** Its look-ups of n8n's deduplication store, one at a time (claims.ts). */
-	readonly storeLookups = new OneAtATime();
+	/** Its calls to n8n's deduplication store, one at a time (claims.ts). */
+	readonly storeTurns = new StoreTurns();
 }
 
 /** Triggers kept at once per process; the least recently called is forgotten first. */

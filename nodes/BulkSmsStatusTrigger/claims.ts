@@ -61,17 +61,3 @@ function claimOf(keys: readonly string[]): (index: number) => string {
 	const tag = randomBytes(9).toString('base64url');
 	return (index) => `${keys[index]}#${tag}`;
 }
-
-/**
- * This process's look-ups of one trigger's record in the store, one at a time and in order: n8n
- * reads and writes the record whole with no lock, so two look-ups at once could undo each other.
- */
-export class OneAtATime {
-	private last: Promise<unknown> = Promise.resolve();
-
-	run<T>(work: () => Promise<T>): Promise<T> {
-		const result = this.last.then(work);
-		this.last = result.catch(() => undefined);
-		return result;
-	}
-}

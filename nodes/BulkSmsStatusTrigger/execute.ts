@@ -13,7 +13,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { DeliveryReport } from '../shared/domain/reports';
-import { claimFirst, CLAIMED_REPORTS, type OneAtATime, type RecordItems } from './claims';
+import { DeduplicationStore, type StoreTurns } from '../shared/deduplicationStore';
+import { claimFirst, CLAIMED_REPORTS } from './claims';
 import type { Gathering } from './gathering';
 import { reportId, type TriggerMemory } from './memory';
 import { memorySize, reportFilter } from './parameters';
@@ -22,7 +23,7 @@ import { memorySize, reportFilter } from './parameters';
 export interface ExecutionSide {
 	memory: TriggerMemory;
 	gathering: Gathering;
-	storeLookups: OneAtATime;
+	storeTurns: StoreTurns;
 }
 
 export async function emitCallbacks(
@@ -33,7 +34,7 @@ export async function emitCallbacks(
 	const ids = items.map((item) => reportId(item.json as unknown as DeliveryReport));
 	const emit =
 		trigger.gathering.wantedOf(items.map((item) => item.json)) ??
-		(await decidedHere.call(this, trigger.storeLookups, items, ids));
+		(await decidedHere.call(this, trigger.storeTurns, items, ids));
 	trigger.memory.keep(ids, this.getWorkflowStaticData('node'), memorySize(this));
 	const output: INodeExecutionData[] = [];
 	items.forEach((item, index) => {
@@ -48,12 +49,12 @@ export async function emitCallbacks(
  */
 async function decidedHere(
 	this: IExecuteFunctions,
-	storeLookups: OneAtATime,
+	storeTurns: StoreTurns,
 	items: INodeExecutionData[],
 	ids: readonly string[],
 ): Promise<boolean[]> {
 	const wanted = reportFilter(this);
-	const first = await firstHere.call(this, storeLookups, ids);
+	const first = await firstHere.call(this, storeTurns, ids);
 	return items.map((item, index) => first[index] && wanted(item.json as unknown as DeliveryReport));
 }
 
@@ -65,20 +66,16 @@ async function decidedHere(
  */
 async function firstHere(
 	this: IExecuteFunctions,
-	storeLookups: OneAtATime,
+	storeTurns: StoreTurns,
 	ids: readonly string[],
 ): Promise<boolean[]> {
-	const store = this.helpers.checkProcessedAndRecord;
-	if (typeof store !== 'function' || this.getMode() === 'manual') return ids.map(() => true);
-	// Once more on a failure: two processes creating the record at once, one of them fails.
-	const once = (entries: string[]) =>
-		store(entries, 'node', { mode: 'entries', maxEntries: 2 * CLAIMED_REPORTS });
-	const record: RecordItems = async (entries) => {
-		const outcome = await storeLookups.run(() => once(entries).catch(() => once(entries)));
-		return new Set(outcome.processed.map(String));
-	};
+	if (!DeduplicationStore.offered(this) || this.getMode() === 'manual') return ids.map(() => true);
+	const store = new DeduplicationStore(this, 'node', 2 * CLAIMED_REPORTS, storeTurns);
 	try {
-		return await claimFirst(record, ids);
+		return await claimFirst(
+			async (entries) => await store.inTurn(() => store.record(entries)),
+			ids,
+		);
 	} catch (error) {
 		this.logger.warn(
 			`Bulk SMS Status Trigger could not use n8n's deduplication store, so it emits without it: ${(error as Error).message}`,

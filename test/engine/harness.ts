@@ -24,7 +24,7 @@ export {
 	loadPackageCredentialType,
 	loadPackageNodeType,
 } from './nodeTypes';
-export { errorOf, outputOf, runWorkflow, startWorkflow } from './workflow';
+export { errorOf, outputOf, retryRun, runWorkflow, startWorkflow } from './workflow';
 export { failStoreCalls, recordOf, storeCalls } from './deduplication';
 export { engineLogger } from './logger';
 export { pollOnce, type PollOutcome } from './poll';

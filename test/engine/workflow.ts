@@ -106,6 +106,7 @@ export function buildAdditionalData(
 	workflow: Workflow,
 	options: EngineOptions,
 	mode: WorkflowExecuteMode,
+	retryOf?: string,
 ): IWorkflowExecuteAdditionalData {
 	const executionId = `harness-${++executionCounter}`;
 	const base = 'http://127.0.0.1:5678/';
@@ -150,7 +151,7 @@ export function buildAdditionalData(
 		setExecutionStatus: () => {},
 		externalSecretsProxy: new ExternalSecretsProxy(),
 		workflowSettings: workflow.settings,
-		hooks: new ExecutionLifecycleHooks(mode, executionId, workflowData),
+		hooks: new ExecutionLifecycleHooks(mode, executionId, workflowData, retryOf),
 	};
 }
 
@@ -175,6 +176,25 @@ export function startWorkflow(spec: WorkflowSpec): ReturnType<WorkflowExecute['r
 	const startNode = Object.values(workflow.nodes).find((n) => n.type === MANUAL_TRIGGER);
 	if (!startNode) throw new Error('harness: the workflow needs a Manual Trigger');
 	return new WorkflowExecute(additionalData, mode).run({ workflow, startNode });
+}
+
+/**
+ * n8n's Retry of a failed execution (its executions service, `retry`): a new execution in mode
+ * 'retry' on the stored run data of the failed one, its error removed and the failed node's last
+ * run taken off, so that the failed node runs again with its stored input and the nodes before it
+ * keep their results, execution context and custom data included. `spec` is the workflow as saved
+ * now ("with currently saved workflow") or as it was.
+ */
+export async function retryRun(failed: IRun, spec: WorkflowSpec): Promise<IRun> {
+	installDeduplication();
+	const data = structuredClone(failed.data);
+	const { lastNodeExecuted } = data.resultData;
+	delete data.resultData.error;
+	const tasks = lastNodeExecuted ? data.resultData.runData[lastNodeExecuted] : undefined;
+	if (tasks?.length && tasks[tasks.length - 1].error !== undefined) tasks.pop();
+	const workflow = buildWorkflow(spec);
+	const additionalData = buildAdditionalData(workflow, spec, 'retry', 'harness-retried');
+	return await new WorkflowExecute(additionalData, 'retry', data).processRunExecutionData(workflow);
 }
 
 /** The items a node emitted on one output in its last run. */

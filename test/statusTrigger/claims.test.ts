@@ -6,7 +6,8 @@
  * behaves like n8n's: each call reads the record, and writes back what it read plus its items, a
  * round trip later, without a lock.
  */
-import { claimFirst, OneAtATime, type RecordItems } from '../../nodes/BulkSmsStatusTrigger/claims';
+import { claimFirst, type RecordItems } from '../../nodes/BulkSmsStatusTrigger/claims';
+import { StoreTurns } from '../../nodes/shared/deduplicationStore';
 
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -48,8 +49,9 @@ it('claims again when a write of other reports undid its claim, and emits the re
 	expect(store.record.has('k')).toBe(true);
 });
 
-it("runs this process's look-ups one at a time, in order, a failed one not stopping the next", async () => {
-	const lookups = new OneAtATime();
+it("runs this process's calls to one record one at a time, in order, a failed one not stopping the next", async () => {
+	const turns = new StoreTurns();
+	const lookups = { run: <T>(work: () => Promise<T>) => turns.inTurn('one record', work) };
 	const order: string[] = [];
 	const step = (name: string, ms: number) => () =>
 		new Promise<void>((resolve) =>

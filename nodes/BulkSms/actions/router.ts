@@ -8,14 +8,14 @@ import type { IExecuteFunctions, INodeExecutionData, INodePropertyOptions } from
 import { NodeOperationError } from 'n8n-workflow';
 
 import { executeGetStatus } from '../operations/getStatus';
-import { executeSend, type RecordTurns } from '../operations/send';
+import { executeSend, type SendProcess } from '../operations/send';
 
 interface Operation extends INodePropertyOptions {
 	value: string;
 	/** also the name n8n gives a node added from this action, and the node's subtitle */
 	action: string;
-	/** `turns`: this process's turns at Send's record (operations/send/record.ts). */
-	execute: (this: IExecuteFunctions, turns: RecordTurns) => Promise<INodeExecutionData[]>;
+	/** `process`: what this n8n process keeps for Send's records (operations/send/record). */
+	execute: (this: IExecuteFunctions, process: SendProcess) => Promise<INodeExecutionData[]>;
 }
 
 export const OPERATIONS: Operation[] = [
@@ -47,7 +47,7 @@ export function operationOptions(): INodePropertyOptions[] {
 
 export async function route(
 	this: IExecuteFunctions,
-	turns: RecordTurns,
+	process: SendProcess,
 ): Promise<INodeExecutionData[][]> {
 	const value = this.getNodeParameter('operation', 0) as string;
 	const operation = OPERATIONS.find((candidate) => candidate.value === value);
@@ -61,5 +61,5 @@ export async function route(
 			},
 		);
 	}
-	return [await operation.execute.call(this, turns)];
+	return [await operation.execute.call(this, process)];
 }

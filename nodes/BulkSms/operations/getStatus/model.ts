@@ -13,17 +13,16 @@ export interface Request {
 }
 
 /**
- * A row of Send with no batch of this run to read (skipped, failed, refused; unknown without a
- * batch; or sent by an earlier run, whose batch this run does not know): it passes through,
- * paired, saying so.
+ * A row of Send with no batch to read (skipped, failed, refused; unknown without a batch; or held
+ * back by Send's record with no batch this run knows): it passes through, paired, saying so.
  */
 export interface NotSent {
 	itemIndex: number;
 	/**
 	 * `unknown` when the service may have taken the send (it gave no batch to read); `sent before`
-	 * when an earlier run of Send sent it (its batch id is in that run's output).
+	 * or `in doubt` when Send's record held it back (its batch id is in the earlier run's output).
 	 */
-	outcome: 'not sent' | 'unknown' | 'sent before';
+	outcome: 'not sent' | 'unknown' | 'sent before' | 'in doubt';
 	send_outcome: string;
 	msisdn: string | null;
 	reason: string | null;

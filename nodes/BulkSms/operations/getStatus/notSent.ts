@@ -1,7 +1,7 @@
 /**
  * A row of Send's output with no batch to read (never sent: skipped, failed, refused, or unknown
- * without a batch; or sent by an earlier run, held back by Send's record) passes through, paired,
- * saying so, in the chosen output's columns, instead of failing the run.
+ * without a batch; or held back by Send's record, sent before or in doubt, with no batch this run
+ * knows) passes through, paired, saying so, in the chosen output's columns, instead of failing.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -12,8 +12,8 @@ export function notSentRow(json: IDataObject | undefined, itemIndex: number): No
 	const sendOutcome = json?.send_outcome;
 	if (typeof sendOutcome !== 'string' || sendOutcome === 'accepted') return undefined;
 	const text = (value: unknown) => (typeof value === 'string' ? value : null);
-	const outcome =
-		sendOutcome === 'unknown' || sendOutcome === 'sent before' ? sendOutcome : 'not sent';
+	const passed = ['unknown', 'sent before', 'in doubt'] as const;
+	const outcome = passed.find((known) => known === sendOutcome) ?? 'not sent';
 	return {
 		itemIndex,
 		outcome,

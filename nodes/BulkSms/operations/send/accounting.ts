@@ -34,13 +34,17 @@ function contextItemsOf({ send, results }: SendResults): ContextItem[] {
 		const outcome = result.outcome === 'not attempted' ? 'not sent' : result.outcome;
 		const batchIds =
 			'response' in result && result.response?.batch_id ? [result.response.batch_id] : [];
-		if ('sentBefore' in result) {
-			const held = result.sentBefore.map((number) => number.msisdn);
-			for (const [item, destinations] of byItem(send, held)) {
-				entries.push({ item, outcome: 'sent before', batch_ids: [], destinations });
+		if ('held' in result) {
+			for (const state of ['sent before', 'in doubt'] as const) {
+				const numbers = result.held.filter((held) => held.state === state);
+				const batchIds = [...new Set(numbers.flatMap((held) => held.batchId ?? []))];
+				const msisdns = numbers.map((held) => held.msisdn);
+				for (const [item, destinations] of byItem(send, msisdns)) {
+					entries.push({ item, outcome: state, batch_ids: batchIds, destinations });
+				}
 			}
 		}
-		if (result.outcome === 'sent before') return;
+		if (result.outcome === 'held back') return;
 		const sent = 'sent' in result ? result.sent : send.chunks[index];
 		for (const [item, destinations] of byItem(send, sent)) {
 			entries.push({ item, outcome, batch_ids: batchIds, destinations });
@@ -68,6 +72,7 @@ function byItem(send: Send, numbers: readonly string[]): Map<number, string[]> {
 interface Tally {
 	batches: string[];
 	sentBefore: number;
+	inDoubt: number;
 	accepted: number;
 	unknown: string[];
 	unknownRequests: number;
@@ -81,6 +86,7 @@ function tally(all: readonly SendResults[]): Tally {
 	const t: Tally = {
 		batches: [],
 		sentBefore: 0,
+		inDoubt: 0,
 		accepted: 0,
 		unknown: [],
 		unknownRequests: 0,
@@ -96,10 +102,14 @@ function tally(all: readonly SendResults[]): Tally {
 }
 
 function count1(t: Tally, send: Send, result: RequestResult, chunk: string[]): void {
-	if ('sentBefore' in result) t.sentBefore += result.sentBefore.length;
+	if ('held' in result) {
+		const doubt = result.held.filter((held) => held.state === 'in doubt').length;
+		t.inDoubt += doubt;
+		t.sentBefore += result.held.length - doubt;
+	}
 	const destinations = 'sent' in result ? result.sent : chunk;
 	switch (result.outcome) {
-		case 'sent before':
+		case 'held back':
 			return;
 		case 'accepted':
 			t.batches.push(String(result.response.batch_id));
@@ -137,7 +147,10 @@ export function accountOfRun(all: readonly SendResults[]): {
 			? `Accepted: ${count(t.accepted)} destination(s) in ${count(t.batches.length)} batch(es): ${listFew(t.batches)}.`
 			: 'No batch was accepted.',
 		t.sentBefore > 0
-			? `Sent before by an earlier run, so not sent again: ${count(t.sentBefore)} destination(s).`
+			? `Sent before by an earlier run of the campaign, so not sent again: ${count(t.sentBefore)} destination(s).`
+			: '',
+		t.inDoubt > 0
+			? `In doubt (an earlier run of the campaign sent them and no answer says whether the service took them), so not sent again: ${count(t.inDoubt)} destination(s).`
 			: '',
 		t.unknown.length > 0
 			? `Outcome unknown: ${count(t.unknown.length)} destination(s) in ${count(t.unknownRequests)} request(s): ${listFew(t.unknown)}; check before resending them.`

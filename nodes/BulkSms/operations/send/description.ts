@@ -61,7 +61,7 @@ export const sendDescription: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'Each number gets a message once: a Retry, or running the workflow again after an error, Stop or a crash, sends only what the service had not accepted. A run in production that reaches everyone ends the campaign. See Options → Send Each Number Once.',
+			"Each number gets a text once per campaign. Every production run (a schedule, a webhook, a form, an app event) is a campaign of its own, so each alert reaches everyone. A Retry continues the run it retries, and runs from the editor continue the editor's campaign: neither sends a number twice. To resume a production campaign by name (a webhook whose caller may repeat), set Options → Campaign Key.",
 		name: 'onceNotice',
 		type: 'notice',
 		default: '',
@@ -76,13 +76,13 @@ export const sendDescription: INodeProperties[] = [
 		displayOptions: showForSend,
 		options: [
 			{
-				displayName: 'Campaign',
+				displayName: 'Campaign Key',
 				name: 'campaign',
 				type: 'string',
 				default: '',
-				placeholder: 'spring-sale',
+				placeholder: 'e.g. spring-sale, or {{ $json.campaign_id }}',
 				description:
-					"A name for this campaign in Send's record, so that it is resumed apart from other messages this node sends. Empty: this node's messages are one campaign.",
+					"Runs that give the same key are one campaign, whatever started them: a number gets its text once across them, so running again resumes. A new key sends to everyone. Empty: each production run is its own campaign, and the editor's runs are one.",
 			},
 			{
 				displayName: 'Combine All Items Into One Batch',
@@ -189,7 +189,7 @@ export const sendDescription: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to send again the numbers an earlier run handed to the service without learning whether it took them (a crash, a broken connection, an error answer). Check them first with Get Delivery Status or your provider: if the service took them, they get the message twice.',
+					'Whether to send again the numbers in doubt: an earlier run of the campaign handed them to the service without learning whether it took them (an error answer, a broken connection, Stop, a crash). Check them first with your provider: if the service took them, they get the message twice.',
 			},
 			formatOption,
 			{
@@ -199,7 +199,7 @@ export const sendDescription: INodeProperties[] = [
 				default: 12,
 				typeOptions: { minValue: 1, maxValue: 168 },
 				description:
-					"An unfinished campaign is resumed by runs within this many hours of the record's last use; a later run starts afresh and sends to everyone. A Retry always resumes.",
+					"How long what the editor's runs, a Campaign Key or a failed run sent is remembered: Send's record forgets it this many hours after the last run that left something to resume. A Retry in that time resumes; later, everyone is sent to again.",
 			},
 			{
 				displayName: 'Send Each Number Once',
@@ -207,7 +207,7 @@ export const sendDescription: INodeProperties[] = [
 				type: 'boolean',
 				default: true,
 				description:
-					"Whether a number gets each text once: a row that repeats an earlier row's number and text is not sent, nor a number this node sent the same text in a campaign not yet finished (it says when it was sent). Off: every row is sent as given, also again.",
+					"Whether a number gets each text once per campaign: a row that repeats an earlier row's number and text is not sent, nor a number an earlier run of the campaign sent the same text (the row says so: sent before, or in doubt). Off: every row is sent as given, also again.",
 			},
 			{
 				displayName: 'Sending Speed Limit',

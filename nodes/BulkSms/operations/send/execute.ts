@@ -3,9 +3,9 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { accountsOfRun, restated } from '../../../shared/transport';
 import { accountOfRun, explainRequest } from './accounting';
 import type { Plan, SendResults } from './model';
-import { batchItems, destinationRows, failedItem, failedRows } from './output';
+import { batchItems, destinationRows, failedItem, failedRows, heldBackHint } from './output';
 import { planSend } from './plan';
-import type { RecordTurns } from './record';
+import type { SendProcess } from './record';
 import { isFailure, sendAll } from './run';
 
 /**
@@ -16,14 +16,28 @@ import { isFailure, sendAll } from './run';
  */
 export async function executeSend(
 	this: IExecuteFunctions,
-	turns: RecordTurns,
+	process: SendProcess,
 ): Promise<INodeExecutionData[]> {
 	// One credential read per item for the settings and all that item's requests.
 	const accountOf = accountsOfRun.call(this);
 	const plan = await planSend.call(this, accountOf);
-	const sent = await sendAll.call(this, plan, accountOf, turns);
+	const { sent, record } = await sendAll.call(this, plan, accountOf, process);
 	if (!this.continueOnFail()) throwFirstFailure(sent);
+	sayWhatWasHeldBack.call(this, heldBackHint(sent, plan.settings.concurrency, record?.widest ?? 0));
 	return plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
+}
+
+/**
+ * Holding back is never silent: the editor's output panel and an execution opened later show it
+ * as a hint on Send, and n8n's log has it for runs nobody opens.
+ */
+function sayWhatWasHeldBack(this: IExecuteFunctions, hint: string | undefined): void {
+	if (hint === undefined) return;
+	this.addExecutionHints({ message: hint, type: 'warning', location: 'outputPane' });
+	if (this.getMode() !== 'manual') {
+		const where = `workflow ${this.getWorkflow().id ?? '?'}, execution ${this.getExecutionId()}`;
+		this.logger.warn(`Bulk SMS Send "${this.getNode().name}" (${where}): ${hint}`);
+	}
 }
 
 /**

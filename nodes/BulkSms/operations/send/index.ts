@@ -1,3 +1,3 @@
 export { sendDescription } from './description';
 export { executeSend } from './execute';
-export { RecordTurns } from './record';
+export { SendProcess } from './record';

@@ -8,6 +8,7 @@ import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { WireFormat } from '../../../shared/domain/body';
 import type { MessageMeasure, SmartEncoding } from '../../../shared/domain/message';
 import type { SendResponse } from '../../../shared/domain/responses';
+import type { Campaign, HeldBack } from './record';
 import type { Validity } from '../../../shared/domain/validity';
 import type { SpeedLimitSetting } from './speedLimit';
 
@@ -101,33 +102,31 @@ export function itemOf(send: Send, destination: string): number {
 
 export type Failure = NodeApiError | NodeOperationError;
 
-/** A number of a request that an earlier run sent: held back, with what became of it then. */
-export interface SentBefore {
-	msisdn: string;
-	/** The service accepted it then; otherwise its outcome is unknown. */
-	accepted: boolean;
-}
-
 /**
  * What became of one request. `not accepted`: the service refused it (nothing taken); `unknown`:
- * it may have been taken; `not sent`: it certainly was not; `sent before`: every number of it was
- * sent by an earlier run; `not attempted`: it never started because the run stopped first.
- * `sent` is what the request carried (its numbers less those sent before).
+ * it may have been taken; `not sent`: it certainly was not; `held back`: the record held back every
+ * number of it (sent before, or in doubt); `not attempted`: it never started because the run
+ * stopped first. `sent` is what the request carried: its numbers less those held back.
  */
 export type RequestResult =
-	| { outcome: 'accepted'; response: SendResponse; sent: string[]; sentBefore: SentBefore[] }
+	| { outcome: 'accepted'; response: SendResponse; sent: string[]; held: HeldBack[] }
 	| {
 			outcome: 'not accepted' | 'unknown' | 'not sent';
 			response?: SendResponse;
 			failure: Failure;
 			sent: string[];
-			sentBefore: SentBefore[];
+			held: HeldBack[];
 	  }
-	| { outcome: 'sent before'; sentBefore: SentBefore[] }
+	| { outcome: 'held back'; held: HeldBack[] }
 	| { outcome: 'not attempted' };
+
+/** A request that was made, whatever came of it: it has a batch item of its own. */
+export type AttemptedRequest = Exclude<RequestResult, { outcome: 'held back' | 'not attempted' }>;
 
 export interface SendResults {
 	send: Send;
+	/** The campaign the record counted it in, with Send Each Number Once. */
+	campaign?: Campaign;
 	/** One per chunk, in chunk order. */
 	results: RequestResult[];
 }

@@ -8,23 +8,40 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { creditsFor } from '../../../shared/domain/message';
+import { count } from '../../../shared/domain/words';
 import { pairedWith } from '../../../shared/items';
 import { explainRequest } from './accounting';
 import {
 	itemOf,
+	type AttemptedRequest,
 	type ItemFailure,
 	type RequestResult,
 	type Send,
 	type SendResults,
-	type SentBefore,
 	type Skipped,
 } from './model';
+import type { Campaign, HeldBack, UnknownCause } from './record';
 import { entriesText, isLeftOut } from './refusals';
 
-/** Why a number is held back: an earlier run of this node sent it this text. */
-export const SENT_BEFORE = 'sent before: accepted in an earlier run of this node';
-export const SENT_BEFORE_UNKNOWN =
-	'sent before, outcome unknown: an earlier run of this node stopped before the answer (check it, or set Resend Numbers With Unknown Outcome)';
+/** What the earlier run's request met, for a number in doubt. */
+const UNKNOWN: Record<UnknownCause | 'unanswered', string> = {
+	answer: 'the service answered with an error, which does not say whether it took it',
+	connection: 'the connection broke before the service answered',
+	refusedWithBatch: 'the service refused it but returned a batch id, so it may have taken it',
+	unanswered:
+		'no answer was recorded: that run stopped before the service answered (Stop, a crash, n8n restarted), or it is still sending in another n8n process',
+};
+
+/** Why a number was held back, in words true to what the record knows. */
+export function heldReason(held: HeldBack, campaign: Campaign | undefined): string {
+	const run = held.execution ? `execution ${held.execution}` : 'an earlier run';
+	const of = campaign ? ` of ${campaign.label}` : '';
+	if (held.state === 'sent before') {
+		const batch = held.batchId ? ` (batch ${held.batchId})` : '';
+		return `sent before: accepted in ${run}${of}${batch}`;
+	}
+	return `in doubt: ${run}${of} sent it and ${UNKNOWN[held.cause ?? 'unanswered']}. Check with your provider, or set Resend Numbers With Unknown Outcome to send it again`;
+}
 
 /** The message as sent to this many numbers: encoding, parts, credits and validity. */
 function measureFields(send: Send, destinations: number): IDataObject {
@@ -52,14 +69,51 @@ function messageFields(send: Send, destinations: number): IDataObject {
 	return fields;
 }
 
-function sentBeforeEntries(sentBefore: readonly SentBefore[], item: (msisdn: string) => number) {
-	return sentBefore.map(
-		({ msisdn, accepted }): Skipped => ({
-			input: msisdn,
-			reason: accepted ? SENT_BEFORE : SENT_BEFORE_UNKNOWN,
-			item: item(msisdn),
-		}),
-	);
+/** A held-back number as the output lists it, with its state, batch and reason. */
+interface HeldEntry extends Skipped {
+	state: HeldBack['state'];
+	batch_id: string | null;
+}
+
+function heldEntries({ send, campaign }: SendResults, held: readonly HeldBack[]): HeldEntry[] {
+	return held.map((number) => ({
+		input: number.msisdn,
+		reason: heldReason(number, campaign),
+		item: itemOf(send, number.msisdn),
+		state: number.state,
+		batch_id: number.batchId ?? null,
+	}));
+}
+
+/** A request's outcome when every number of it was held back: in doubt wants action first. */
+function heldOutcome(held: readonly HeldBack[]): HeldBack['state'] {
+	return held.some((number) => number.state === 'in doubt') ? 'in doubt' : 'sent before';
+}
+
+/**
+ * What the run held back, for a hint on Send (execute.ts): how many numbers, sent before or in
+ * doubt, and when the record made the run claim further ahead than Concurrent Requests.
+ */
+export function heldBackHint(
+	sent: readonly SendResults[],
+	concurrency: number,
+	widest: number,
+): string | undefined {
+	const held = sent.flatMap(({ results }) => results.flatMap((r) => ('held' in r ? r.held : [])));
+	const doubt = held.filter((number) => number.state === 'in doubt').length;
+	const said: string[] = [];
+	if (held.length > 0) {
+		const campaigns = [...new Set(sent.map((s) => s.campaign?.label).filter(Boolean))].join(', ');
+		said.push(
+			`Held back ${count(held.length)} number(s) that ${campaigns} sent before: ${count(held.length - doubt)} accepted then, ${count(doubt)} in doubt (send_outcome "in doubt": check them with your provider). To send the same text again, give a new Campaign Key or turn off Send Each Number Once.`,
+		);
+	}
+	if (widest > concurrency) {
+		said.push(
+			`Send's record is large, so this run claimed up to ${count(widest)} requests ahead of their answers (Concurrent Requests: ${count(concurrency)}): had n8n stopped, their numbers would have been in doubt.`,
+		);
+	}
+	return said.length > 0 ? said.join(' ') : undefined;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -103,18 +157,19 @@ function batchItem(fields: IDataObject, items: readonly number[]): INodeExecutio
 	return { json: { ...BATCH, ...fields }, pairedItem: pairedWith(items) };
 }
 
-export function batchItems({ send, results }: SendResults): INodeExecutionData[] {
+export function batchItems(results_: SendResults): INodeExecutionData[] {
+	const { send, results } = results_;
 	if (send.chunks.length === 0) return [nothingToSend(send)];
 	const output: INodeExecutionData[] = [];
 	let notSent = notAttempted(send, results); // listed once, on the first failed request
 	for (const [index, result] of results.entries()) {
 		if (result.outcome === 'not attempted') continue; // listed in the failed item's not_sent
 		const items = pairedItems(send, index);
-		if (result.outcome === 'sent before') {
-			output.push(batchItem(sentBeforeJson(send, index, result.sentBefore), items));
+		if (result.outcome === 'held back') {
+			output.push(batchItem(heldBackJson(results_, index, result.held), items));
 			continue;
 		}
-		const json = batchJson(send, index, result);
+		const json = batchJson(results_, index, result);
 		if (result.outcome !== 'accepted') {
 			Object.assign(json, failedFields(send, result, json, notSent));
 			notSent = [];
@@ -138,15 +193,19 @@ function nothingToSend(send: Send): INodeExecutionData {
 	);
 }
 
-/** Every number of a request was sent by an earlier run: nothing goes out again. */
-function sentBeforeJson(send: Send, index: number, sentBefore: readonly SentBefore[]): IDataObject {
+/** Every number of a request was held back by the record: nothing goes out again. */
+function heldBackJson(sent: SendResults, index: number, held: readonly HeldBack[]): IDataObject {
+	const { send } = sent;
 	const first = index === 0;
-	const held = sentBeforeEntries(sentBefore, (msisdn) => itemOf(send, msisdn));
+	const entries = heldEntries(sent, held);
+	const outcome = heldOutcome(held);
+	const batches = [...new Set(entries.map((entry) => entry.batch_id).filter(Boolean))];
 	return {
-		send_outcome: 'sent before',
-		skipped: [...(first ? send.skipped : []), ...held],
+		send_outcome: outcome,
+		batch_id: batches.length === 1 ? batches[0] : null,
+		skipped: [...(first ? send.skipped : []), ...entries],
 		duplicates_removed: first ? send.duplicates : 0,
-		reason: held.every((entry) => entry.reason === SENT_BEFORE) ? SENT_BEFORE : SENT_BEFORE_UNKNOWN,
+		reason: entries.find((entry) => entry.state === outcome)?.reason ?? null,
 		...messageFields(send, 0),
 		chunk: index + 1,
 		chunks: send.chunks.length,
@@ -181,15 +240,13 @@ function pairedItems(send: Send, index: number): number[] {
 	return [...items, ...send.items.filter((item) => !sending.has(item))];
 }
 
-/** A request that was made, whatever came of it: it has a batch item of its own. */
-type AttemptedRequest = Exclude<RequestResult, { outcome: 'sent before' | 'not attempted' }>;
-
-function batchJson(send: Send, index: number, result: AttemptedRequest): IDataObject {
+function batchJson(sent: SendResults, index: number, result: AttemptedRequest): IDataObject {
+	const { send } = sent;
 	const destinations = result.sent;
 	const response = result.response ?? {};
 	const first = index === 0;
 	// What was skipped belongs to the whole send, so it is reported once.
-	const held = sentBeforeEntries(result.sentBefore, (msisdn) => itemOf(send, msisdn));
+	const held = heldEntries(sent, result.held);
 	return {
 		...response,
 		send_outcome: result.outcome,
@@ -257,16 +314,17 @@ function row(item: number, fields: IDataObject): Row {
 }
 
 /** A row for every number given, sent or not, paired with the item it came from. */
-export function destinationRows({ send, results }: SendResults): Row[] {
+export function destinationRows(sent: SendResults): Row[] {
+	const { send, results } = sent;
 	const rows: Row[] = [];
 	const perNumber = measureFields(send, 1);
 	const leftOut = measureFields(send, 0);
 	for (const [index, result] of results.entries()) {
 		const held = new Set<string>();
 		if (result.outcome !== 'not attempted') {
-			for (const entry of sentBeforeEntries(result.sentBefore, (m) => itemOf(send, m))) {
+			for (const entry of heldEntries(sent, result.held)) {
 				held.add(entry.input);
-				rows.push(row(entry.item, { msisdn: entry.input, ...sentBeforeFields(entry), ...leftOut }));
+				rows.push(row(entry.item, { msisdn: entry.input, ...heldFields(entry), ...leftOut }));
 			}
 		}
 		const fields = { ...rowFields(result), ...perNumber };
@@ -280,8 +338,13 @@ export function destinationRows({ send, results }: SendResults): Row[] {
 	return rows;
 }
 
-function sentBeforeFields(entry: Skipped): IDataObject {
-	return { input: entry.input, send_outcome: 'sent before', reason: entry.reason };
+function heldFields(entry: HeldEntry): IDataObject {
+	return {
+		input: entry.input,
+		send_outcome: entry.state,
+		batch_id: entry.batch_id,
+		reason: entry.reason,
+	};
 }
 
 /** A number not sent, as its row says it: an opted-out or repeated number is a valid one. */
@@ -300,7 +363,7 @@ function rowFields(result: RequestResult): IDataObject {
 	if (result.outcome === 'accepted') {
 		return { send_outcome: 'accepted', batch_id: result.response.batch_id ?? null };
 	}
-	if (result.outcome === 'not attempted' || result.outcome === 'sent before') {
+	if (result.outcome === 'not attempted' || result.outcome === 'held back') {
 		return {
 			send_outcome: 'not sent',
 			error: 'Not sent: the run stopped before this request (an earlier request failed, or Stop)',

@@ -1,8 +1,8 @@
 /**
  * Sends the planned requests with bounded concurrency. Every request's result is kept in its
  * place, so the output keeps the input order however the answers arrive. With Send Each Number
- * Once, each request's numbers are claimed in the record first (claims.ts) and those an earlier
- * run sent are held back; with a Sending Speed Limit, each request waits for its turn. After
+ * Once, each request's numbers are claimed in the record first (record/) and those the campaign
+ * sent before are held back; with a Sending Speed Limit, each request waits for its turn. After
  * Stop, no request starts.
  */
 import { NodeApiError, NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
@@ -16,35 +16,29 @@ import {
 	SendOutcomeUnknownError,
 	type AccountOf,
 } from '../../../shared/transport';
-import { ClaimWindows, entriesOf, type NumberEntry, type RequestNumbers } from './claims';
 import {
 	itemOf,
+	type AttemptedRequest,
 	type Plan,
 	type RequestResult,
 	type Send,
 	type SendResults,
-	type SentBefore,
 } from './model';
 import { Progress } from './progress';
-import { isLeftOut } from './refusals';
-import { RecordTurns, SendRecord } from './record';
-import { sendKeyOf } from './recordKeys';
+import { SendRecord, type Answer, type Claimed, type SendProcess } from './record';
 import { SpeedLimit } from './speedLimit';
 
 interface Request {
 	send: Send;
 	index: number;
 	results: RequestResult[];
-	/** Its numbers and the send they get, as the record knows them. */
-	numbers: RequestNumbers;
 }
 
 /** What the run shares between its requests. */
 interface Run {
 	pace: RequestPace;
 	speedLimit?: SpeedLimit;
-	windows?: ClaimWindows;
-	resendUnknown: boolean;
+	record?: SendRecord;
 	progress: Progress;
 	stopped: () => boolean;
 }
@@ -57,23 +51,18 @@ export async function sendAll(
 	this: IExecuteFunctions,
 	plan: Plan,
 	accountOf: AccountOf,
-	turns: RecordTurns,
-): Promise<SendResults[]> {
+	process: SendProcess,
+): Promise<{ sent: SendResults[]; record?: SendRecord }> {
 	const { settings } = plan;
-	const all = plan.sends.map((send) => ({
+	const record = settings.once ? await openRecord.call(this, plan, process) : undefined;
+	const all: SendResults[] = plan.sends.map((send) => ({
 		send,
+		campaign: record?.campaignOf(send.campaign),
 		results: send.chunks.map((): RequestResult => ({ outcome: 'not attempted' })),
 	}));
-	const queue: Request[] = all.flatMap(({ send, results }) => {
-		const sendKey = settings.once ? sendKeyOf(send.campaign, send.message) : '';
-		return send.chunks.map((chunk, index) => ({
-			send,
-			index,
-			results,
-			numbers: { send: sendKey, numbers: chunk },
-		}));
-	});
-	const record = settings.once ? await openRecord.call(this, plan, turns) : undefined;
+	const queue: Request[] = all.flatMap(({ send, results }) =>
+		send.chunks.map((_, index) => ({ send, index, results })),
+	);
 	const cancel = this.getExecutionCancelSignal?.();
 	const failedSends = new Set<Send>();
 	const continueOnFail = this.continueOnFail();
@@ -81,27 +70,18 @@ export async function sendAll(
 	const run: Run = {
 		pace: new RequestPace(), // one per run: a 429 or 503 holds every request in flight
 		speedLimit: settings.speedLimit && new SpeedLimit(settings.speedLimit),
-		windows:
-			record &&
-			new ClaimWindows(
-				record,
-				queue.map((r) => r.numbers),
-				settings.concurrency,
-			),
-		resendUnknown: settings.resendUnknown,
+		record,
 		progress: new Progress(
 			this,
 			queue.reduce((sum, r) => sum + r.send.chunks[r.index].length, 0),
 		),
 		stopped: () => failed || cancel?.aborted === true,
 	};
-	const settled = new Set<number>();
 	const sendOne = async (position: number) => {
 		const request = queue[position];
 		if (failedSends.has(request.send) || run.stopped()) return;
-		const result = await settle.call(this, request, position, run, accountOf);
+		const result = await settle.call(this, request, run, accountOf);
 		if (result.outcome === 'not attempted') return;
-		settled.add(position);
 		request.results[request.index] = result;
 		run.progress.add(result);
 		if (!isFailure(result)) return;
@@ -110,100 +90,85 @@ export async function sendAll(
 	};
 	const positions = queue.map((_, position) => position);
 	await forEachConcurrently(positions, settings.concurrency, sendOne, run.stopped);
-	if (run.windows) {
-		const reached = plan.failures.length === 0 && all.every(reachedEveryone);
-		for (const problem of await run.windows.finish(settled, reached)) {
+	if (record) {
+		const endedWell = !failed && cancel?.aborted !== true;
+		for (const problem of await record.finish(endedWell)) {
 			this.logger.warn(`Bulk SMS Send could not write its record of accepted sends: ${problem}`);
 		}
 	}
 	run.progress.done();
-	return all;
+	return { sent: all, record };
 }
 
 async function openRecord(
 	this: IExecuteFunctions,
 	plan: Plan,
-	turns: RecordTurns,
+	process: SendProcess,
 ): Promise<SendRecord> {
-	const mode = this.getMode();
+	const { concurrency, resumeWithinHours, resendUnknown } = plan.settings;
+	const keys = plan.sends.map((send) => send.campaign);
 	try {
-		return await SendRecord.open(this, turns, {
-			resumeWithinHours: plan.settings.resumeWithinHours,
-			retry: mode === 'retry',
-			endsCampaign: mode !== 'manual' && mode !== 'retry',
-		});
+		return await SendRecord.open(
+			this,
+			keys,
+			{ concurrency, resumeWithinHours, resendUnknown },
+			process,
+		);
 	} catch (error) {
+		if (error instanceof NodeOperationError) throw error;
 		throw recordUnwritten.call(this, error as Error);
 	}
 }
 
 /**
- * One request: its numbers claimed (those an earlier run sent held back), its turn under the
+ * One request: its numbers claimed (those the campaign sent before held back), its turn under the
  * speed limit, then the request. A failure is returned, not thrown, so that every other request
  * is accounted for.
  */
 async function settle(
 	this: IExecuteFunctions,
 	request: Request,
-	position: number,
 	run: Run,
 	accountOf: AccountOf,
 ): Promise<RequestResult> {
 	const { send, index } = request;
 	const chunk = send.chunks[index];
 	const itemIndex = itemOf(send, chunk[0]);
-	let claimed: Claimed = { sending: [], sentBefore: [] };
-	if (run.windows) {
+	let claimed: Claimed | undefined;
+	if (run.record) {
 		try {
-			claimed = await claim(request, position, run.windows, run.resendUnknown);
+			claimed = await run.record.claim(run.record.requestOf(send.campaign, send.message, chunk));
 		} catch (error) {
 			const failure = recordUnwritten.call(this, error as Error, itemIndex);
-			return { outcome: 'not sent', failure, sent: [...chunk], sentBefore: [] };
+			return { outcome: 'not sent', failure, sent: [...chunk], held: [] };
 		}
 	}
-	const { sending, sentBefore } = claimed;
-	const destinations = run.windows ? sending.map((entry) => entry.msisdn) : chunk;
-	if (destinations.length === 0) return { outcome: 'sent before', sentBefore };
-	// Stopped while waiting: its claims are given back with the other requests never sent.
+	const held = claimed?.held ?? [];
+	const destinations = claimed ? claimed.sending : chunk;
+	if (destinations.length === 0) return { outcome: 'held back', held };
+	// Stopped while waiting: its claim is given back, as for the requests never sent.
 	const turn = run.speedLimit?.turnFor(destinations.length, run.stopped);
-	if ((turn && !(await turn)) || run.stopped()) return { outcome: 'not attempted' };
+	if ((turn && !(await turn)) || run.stopped()) {
+		claimed?.answered({ outcome: 'released' });
+		return { outcome: 'not attempted' };
+	}
 	const result = await sendChunk.call(this, send, destinations, itemIndex, run.pace, accountOf);
-	if (result.outcome === 'accepted') run.windows?.noteAccepted(sending);
-	else {
-		run.windows?.noteAnswered();
-		// Refused or certainly not sent: a later run may send them. Unknown: they stay claimed.
-		if (result.outcome !== 'unknown') run.windows?.release(sending);
-	}
-	return { ...result, sent: destinations, sentBefore };
+	claimed?.answered(answerOf(result));
+	return { ...result, sent: destinations, held };
 }
 
-interface Claimed {
-	sending: NumberEntry[];
-	sentBefore: SentBefore[];
+/** What the record keeps of a request's result. */
+function answerOf(result: Unsized<AttemptedRequest>): Answer {
+	if (result.outcome === 'accepted')
+		return { outcome: 'accepted', batchId: result.response.batch_id };
+	if (result.outcome !== 'unknown') return { outcome: 'released' };
+	if (result.response?.batch_id !== undefined)
+		return { outcome: 'unknown', cause: 'refusedWithBatch' };
+	const answered = 'httpCode' in result.failure && Boolean(result.failure.httpCode);
+	return { outcome: 'unknown', cause: answered ? 'answer' : 'connection' };
 }
 
-/**
- * A request's numbers once its window is claimed: those an earlier run sent are held back
- * (those in doubt too, unless Resend Unknown sends them again), the others go.
- */
-async function claim(
-	request: Request,
-	position: number,
-	windows: ClaimWindows,
-	resendUnknown: boolean,
-): Promise<Claimed> {
-	const earlier = await windows.earlier(position);
-	const claimed: Claimed = { sending: [], sentBefore: [] };
-	for (const entry of entriesOf(request.numbers)) {
-		const accepted = earlier.get(entry.claim);
-		if (accepted === undefined || (!accepted && resendUnknown)) claimed.sending.push(entry);
-		else claimed.sentBefore.push({ msisdn: entry.msisdn, accepted });
-	}
-	return claimed;
-}
-
-type Answered = Exclude<RequestResult, { outcome: 'sent before' | 'not attempted' }>;
-type Unsized<T> = T extends unknown ? Omit<T, 'sent' | 'sentBefore'> : never;
+type Unsized<T> = T extends unknown ? Omit<T, 'sent' | 'held'> : never;
 
 async function sendChunk(
 	this: IExecuteFunctions,
@@ -212,7 +177,7 @@ async function sendChunk(
 	itemIndex: number,
 	pace: RequestPace,
 	accountOf: AccountOf,
-): Promise<Unsized<Answered>> {
+): Promise<Unsized<AttemptedRequest>> {
 	try {
 		const response = await sendBatch.call(
 			this,
@@ -274,18 +239,4 @@ export function isFailure(
 	result: RequestResult,
 ): result is Extract<RequestResult, { failure: unknown }> {
 	return 'failure' in result;
-}
-
-/**
- * Whether every number given reached its person, now or in an earlier run: then a run in
- * production ends the campaign (record.ts). Numbers left out on purpose (opted out, repeats) count
- * as done; a skipped, failed or unknown one leaves the campaign open.
- */
-function reachedEveryone({ send, results }: SendResults): boolean {
-	if (!send.skipped.every(isLeftOut)) return false;
-	return results.every(
-		(result) =>
-			(result.outcome === 'accepted' || result.outcome === 'sent before') &&
-			result.sentBefore.every((held) => held.accepted),
-	);
 }

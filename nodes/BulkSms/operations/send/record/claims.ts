@@ -1,0 +1,319 @@
+/**
+ * Claims in the record before sending. A request goes out only once its numbers are claimed, and
+ * at most `limit` requests are claimed and not yet answered in the record, so that after a crash
+ * only those are in doubt. One store call writes what the service answered meanwhile and claims as
+ * many waiting requests as those answers free, so the record is written once per round of answers,
+ * not once per request.
+ *
+ * `limit` is Concurrent Requests while the record is small. n8n rewrites the whole record on every
+ * call, so over a large record a call costs more than the requests it guards; then `limit` grows
+ * until the record's calls cost about a tenth of the sending time, and the run says how far it
+ * went (`widest`): that many requests would have been in doubt after a crash.
+ *
+ * A number another run claimed is held back: sent before (accepted then), or in doubt (claimed,
+ * never answered). When that run is still running in this n8n process, this one waits for its
+ * answer instead (LiveSends): nobody held back for a run in flight, nobody sent twice because of it.
+ */
+import { factsOf, UNKNOWN_CAUSES, type NumberFacts, type UnknownCause } from './facts';
+import type { LiveAnswer, LiveSends } from './live';
+import type { RecordStore } from './store';
+
+/** The numbers of one request, and the send (campaign and text) they get. */
+export interface RequestNumbers {
+	send: string;
+	numbers: readonly string[];
+}
+
+/** What the service said of the numbers a request carried. */
+export type Answer =
+	| { outcome: 'accepted'; batchId?: string }
+	/** Certainly not taken (refused, not sent, or never sent): a later run may send them. */
+	| { outcome: 'released' }
+	| { outcome: 'unknown'; cause: UnknownCause };
+
+/** A number not sent now, and why. */
+export interface HeldBack {
+	msisdn: string;
+	state: 'sent before' | 'in doubt';
+	/** Why its outcome is unknown, when the record knows; none: its run stopped before the answer. */
+	cause?: UnknownCause;
+	/** Known when the run that sent it ran in this n8n process. */
+	batchId?: string;
+	execution?: string;
+}
+
+/** A request's claim: the numbers it sends and those it holds back. */
+export interface Claimed {
+	sending: string[];
+	held: HeldBack[];
+	/** The service's answer for `sending`: written with the next call, which frees the claim. */
+	answered(answer: Answer): void;
+}
+
+/** Record values under which `limit` stays Concurrent Requests, whatever a call costs. */
+const SMALL_RECORD = 50_000;
+/** The record's calls may cost this share of the sending time. */
+const RECORD_SHARE = 0.1;
+
+/** What one call found for one request. */
+interface Found {
+	sending: NumberFacts[];
+	held: HeldBack[];
+	/** Claimed by another run of this n8n process, which is sending them now. */
+	onItsWay: NumberFacts[];
+}
+
+interface Waiting {
+	request: RequestNumbers;
+	resolve: (found: Found) => void;
+	reject: (error: Error) => void;
+}
+
+export class Claims {
+	private readonly waiting: Waiting[] = [];
+	/**
+	 * Answers waiting to be written: their facts, the claims they free once written, and what other
+	 * runs of this process waiting on these numbers learn once the record says it too.
+	 */
+	private marks: string[] = [];
+	private freeing = 0;
+	private marksLearned: Array<() => void> = [];
+	private releases: string[] = [];
+	private releasing = 0;
+	private releasesLearned: Array<() => void> = [];
+	/** Claims made and not yet freed: requests that would be in doubt after a crash. */
+	private open = 0;
+	private writing: Promise<void> | undefined;
+	/** Why the record could not be written: every later claim fails with it. */
+	private failed: Error | undefined;
+	private readonly timing = { call: 0, request: 0 };
+	private recordValues: number;
+	/** The most claims open at once in this run. */
+	widest = 0;
+
+	constructor(
+		private readonly store: RecordStore,
+		private readonly live: LiveSends,
+		private readonly execution: string,
+		private readonly concurrency: number,
+		private readonly resendUnknown: boolean,
+		recordValues: number,
+	) {
+		this.recordValues = recordValues;
+	}
+
+	/** Claims the request's numbers when its turn comes; those claimed before are held back. */
+	async claim(request: RequestNumbers): Promise<Claimed> {
+		const sending: NumberFacts[] = [];
+		const held: HeldBack[] = [];
+		let claims = 0;
+		for (let numbers = request.numbers; numbers.length > 0; ) {
+			const found = await this.take({ send: request.send, numbers });
+			claims++;
+			sending.push(...found.sending);
+			held.push(...found.held);
+			// Numbers the other run gave back (it did not send them) are claimed again, by this run.
+			const given = await this.settle(found.onItsWay, held);
+			numbers = given.map((fact) => fact.msisdn);
+		}
+		for (const fact of sending) this.live.claimed(this.liveKey(fact));
+		if (sending.length === 0) this.free(claims);
+		const started = Date.now();
+		return {
+			sending: sending.map((fact) => fact.msisdn),
+			held,
+			answered: (answer) => this.answered(sending, claims, answer, Date.now() - started),
+		};
+	}
+
+	/** Resolves when the record holds every answer given so far, or with why it could not. */
+	async finish(): Promise<Error | undefined> {
+		while (this.writing) await this.writing;
+		return this.failed;
+	}
+
+	private answered(sent: NumberFacts[], claims: number, answer: Answer, ms: number): void {
+		if (sent.length === 0) return;
+		this.timing.request = average(this.timing.request, ms);
+		const told = () => {
+			for (const fact of sent) {
+				this.live.answer(this.liveKey(fact), { ...answer, execution: this.execution });
+			}
+		};
+		if (answer.outcome === 'released') {
+			this.releases.push(...sent.map((fact) => fact.claim));
+			this.releasing += claims;
+			this.releasesLearned.push(told);
+		} else {
+			const mark = (fact: NumberFacts) =>
+				answer.outcome === 'accepted' ? fact.accepted : fact.unknown[answer.cause];
+			this.marks.push(...sent.map(mark));
+			this.freeing += claims;
+			this.marksLearned.push(told);
+		}
+		this.write();
+	}
+
+	private free(claims: number): void {
+		this.open -= claims;
+		this.write();
+	}
+
+	private async take(request: RequestNumbers): Promise<Found> {
+		if (this.failed) throw this.failed;
+		return await new Promise<Found>((resolve, reject) => {
+			this.waiting.push({ request, resolve, reject });
+			this.write();
+		});
+	}
+
+	private write(): void {
+		if (this.failed) return;
+		this.writing ??= this.writeRounds()
+			.catch((error: Error) => {
+				this.failed = error;
+				for (const { reject } of this.waiting.splice(0)) reject(error);
+			})
+			.finally(() => (this.writing = undefined));
+	}
+
+	private async writeRounds(): Promise<void> {
+		for (;;) {
+			if (this.releases.length > 0) await this.writeReleases();
+			const marks = this.marks;
+			const freed = this.freeing;
+			const learned = this.marksLearned;
+			const free = this.limit() - (this.open - freed);
+			const taken = this.waiting.splice(0, Math.max(0, free));
+			if (marks.length === 0 && taken.length === 0) {
+				if (this.releases.length === 0) return;
+				continue;
+			}
+			this.marks = [];
+			this.freeing = 0;
+			this.marksLearned = [];
+			try {
+				await this.claimRound(taken, marks);
+			} catch (error) {
+				// Answers not written leave their claims open: in doubt, never sent twice.
+				for (const { reject } of taken) reject(error as Error);
+				throw error;
+			} finally {
+				for (const tell of learned) tell();
+			}
+			this.open += taken.length - freed;
+			this.widest = Math.max(this.widest, this.open);
+		}
+	}
+
+	private async writeReleases(): Promise<void> {
+		const claims = this.releases;
+		const freed = this.releasing;
+		const learned = this.releasesLearned;
+		this.releases = [];
+		this.releasing = 0;
+		this.releasesLearned = [];
+		try {
+			await this.store.forget(claims);
+		} finally {
+			for (const tell of learned) tell();
+		}
+		this.recordValues -= claims.length;
+		this.open -= freed;
+	}
+
+	/** One call: the answers' facts and the taken requests' claims; then what those claims found. */
+	private async claimRound(taken: Waiting[], marks: string[]): Promise<void> {
+		const facts = taken.map(({ request }) =>
+			request.numbers.map((msisdn) => factsOf(request.send, msisdn)),
+		);
+		const claims = facts.flat().map((fact) => fact.claim);
+		const started = Date.now();
+		const before = await this.store.record([...claims, ...marks]);
+		this.timing.call = average(this.timing.call, Date.now() - started);
+		this.recordValues += claims.length + marks.length - before.size;
+		const found = await this.earlier(facts.flat().filter((fact) => before.has(fact.claim)));
+		taken.forEach(({ resolve }, index) => {
+			const result: Found = { sending: [], held: [], onItsWay: [] };
+			for (const fact of facts[index]) {
+				const earlier = found.get(fact.claim);
+				if (earlier === undefined) result.sending.push(fact);
+				else if (earlier === ON_ITS_WAY) result.onItsWay.push(fact);
+				else result.held.push(earlier);
+			}
+			resolve(result);
+		});
+	}
+
+	/**
+	 * What the record says of numbers claimed before: sent before, in doubt (and why), or on their
+	 * way in another run of this process. In doubt goes out again only with Resend Numbers With
+	 * Unknown Outcome: then its claim is this run's.
+	 */
+	private async earlier(
+		claimed: NumberFacts[],
+	): Promise<Map<string, HeldBack | typeof ON_ITS_WAY>> {
+		const found = new Map<string, HeldBack | typeof ON_ITS_WAY>();
+		const asked: NumberFacts[] = [];
+		for (const fact of claimed) {
+			if (this.live.answerOf(this.liveKey(fact))) found.set(fact.claim, ON_ITS_WAY);
+			else asked.push(fact);
+		}
+		if (asked.length === 0) return found;
+		const accepted = await this.store.has(asked.map((fact) => fact.accepted));
+		const doubtful = asked.filter((fact) => !accepted.has(fact.accepted));
+		const causes = await this.store.has(
+			doubtful.flatMap((fact) => UNKNOWN_CAUSES.map((cause) => fact.unknown[cause])),
+		);
+		for (const fact of asked) {
+			if (accepted.has(fact.accepted)) {
+				found.set(fact.claim, { msisdn: fact.msisdn, state: 'sent before' });
+			} else if (!this.resendUnknown) {
+				const cause = UNKNOWN_CAUSES.find((c) => causes.has(fact.unknown[c]));
+				found.set(fact.claim, { msisdn: fact.msisdn, state: 'in doubt', cause });
+			}
+		}
+		return found;
+	}
+
+	/**
+	 * Waits for the answers of another run of this process for these numbers. Accepted: sent
+	 * before, with its batch; unknown: in doubt; given back: returned, to be claimed again.
+	 */
+	private async settle(onItsWay: NumberFacts[], held: HeldBack[]): Promise<NumberFacts[]> {
+		const given: NumberFacts[] = [];
+		for (const fact of onItsWay) {
+			const answer = await this.live.answerOf(this.liveKey(fact));
+			if (answer === undefined || answer.outcome === 'released') given.push(fact);
+			else held.push(heldByLive(fact.msisdn, answer));
+		}
+		return given;
+	}
+
+	private liveKey(fact: NumberFacts): string {
+		return `${this.store.name} ${fact.claim}`;
+	}
+
+	/** How many claims may be open at once (see the header). */
+	private limit(): number {
+		const { call, request } = this.timing;
+		if (this.recordValues < SMALL_RECORD || request === 0) return this.concurrency;
+		const wanted = Math.ceil(call / (RECORD_SHARE * request));
+		return this.concurrency * Math.max(1, wanted);
+	}
+}
+
+const ON_ITS_WAY = Symbol('on its way in another run of this process');
+
+function heldByLive(msisdn: string, answer: LiveAnswer): HeldBack {
+	if (answer.outcome === 'accepted') {
+		return { msisdn, state: 'sent before', batchId: answer.batchId, execution: answer.execution };
+	}
+	const cause = answer.outcome === 'unknown' ? answer.cause : undefined;
+	return { msisdn, state: 'in doubt', cause, execution: answer.execution };
+}
+
+/** A running average that follows the last few figures. */
+function average(previous: number, figure: number): number {
+	return previous === 0 ? figure : previous * 0.8 + figure * 0.2;
+}
