@@ -2,13 +2,14 @@
  * An interrupted campaign: one personalised SMS per contact, the same workflow run again
  * and again, as a user recovers it, until a run reaches everyone. Between runs the campaign meets
  * the sandbox's and the proxy's faults, the editor's Stop, and crashes (a Stop after which n8n's
- * database takes no more writes, as when n8n dies: nothing is cleaned up). Runs alternate between
- * the editor, Retry and production at random (seeded). Every number is then reconciled against
- * what the sandbox accepted: none twice, and none left out unless the last run names it in doubt.
+ * database takes no more writes, as when n8n dies: nothing is cleaned up). The user goes on by
+ * running it from the editor again, or, after a run that failed, by a Retry of it, at random
+ * (seeded). Every number is then reconciled against what the sandbox accepted: none twice, and
+ * none left out unless the last run names it in doubt.
  */
-import { sleep, type INodeExecutionData, type WorkflowExecuteMode } from 'n8n-workflow';
+import { sleep, type INodeExecutionData, type IRun } from 'n8n-workflow';
 
-import { failStoreCalls, outputOf, startWorkflow } from '../engine/harness';
+import { failStoreCalls, outputOf, retryRun, startWorkflow } from '../engine/harness';
 import { credentialsFor, items, line, send, trigger } from '../bulkSms/workflow';
 import { seededRandom } from '../../sandbox/random';
 import type { Sandbox } from '../../sandbox/server';
@@ -32,7 +33,8 @@ export interface InterruptedTally {
 	inDoubt: number;
 }
 
-const MODES: WorkflowExecuteMode[] = ['manual', 'retry', 'trigger'];
+/** Longer than a request on its way takes through the fault proxy. */
+const CRASH_SETTLES_MS = 1_000;
 
 export async function runInterruptedCampaign(
 	sandbox: Sandbox,
@@ -49,19 +51,27 @@ export async function runInterruptedCampaign(
 			sendOptions: {},
 		}),
 	);
+	const workflow = {
+		...spec,
+		workflowId: `interrupted-${campaign.seed}`,
+		credentials: credentialsFor(sandbox, { baseUrl: campaign.baseUrl }),
+	};
 	const tally = { runs: 0, stops: 0, crashes: 0 };
 	let output: INodeExecutionData[] | undefined;
+	let failed: IRun | undefined;
 	while (tally.runs < campaign.maxRuns) {
 		tally.runs++;
-		const mode = MODES[Math.floor(random() * MODES.length)];
 		// The first three runs are always cut short; later ones half the time.
 		const cut = tally.runs <= 3 ? random() / 2 : random();
-		const running = startWorkflow({
-			...spec,
-			workflowId: `interrupted-${campaign.seed}`,
-			mode,
-			credentials: credentialsFor(sandbox, { baseUrl: campaign.baseUrl }),
-		});
+		const retry = failed !== undefined && random() < 0.5;
+		if (retry && cut >= 0.5) {
+			const run = await retryRun(failed!, workflow);
+			if (run.data.resultData.error) continue;
+			output = outputOf(run, 'Send');
+			if (reachedEveryone(output)) break;
+			continue;
+		}
+		const running = startWorkflow({ ...workflow, mode: 'manual' });
 		if (cut < 0.5) {
 			// Stop (or a crash) once this run has sent a few more messages.
 			const crash = cut < 0.2;
@@ -71,20 +81,27 @@ export async function runInterruptedCampaign(
 			if (crash) failStoreCalls(Number.MAX_SAFE_INTEGER);
 			running.cancel();
 			await running;
+			// After a Stop, the requests on their way finish and are recorded; after a crash nothing
+			// is written any more: the database stays out of reach until they have finished.
+			if (crash) await sleep(CRASH_SETTLES_MS);
 			failStoreCalls(0);
 			if (crash) tally.crashes++;
 			else tally.stops++;
 			continue;
 		}
 		const run = await running;
-		if (run.data.resultData.error) continue;
+		failed = run.data.resultData.error ? run : undefined;
+		if (failed) continue;
 		output = outputOf(run, 'Send');
-		if (
-			output.every((item) => ['accepted', 'sent before'].includes(String(item.json.send_outcome)))
-		)
-			break;
+		if (reachedEveryone(output)) break;
 	}
 	return { destinations: rows.length, ...tally, ...reconcile(sandbox, rows, output ?? []) };
+}
+
+/** Whether nothing is left to send: every row went out, now or before, or is named in doubt. */
+function reachedEveryone(output: readonly INodeExecutionData[]): boolean {
+	const done = ['accepted', 'sent before', 'in doubt'];
+	return output.every((item) => done.includes(String(item.json.send_outcome)));
 }
 
 /** Whether the run ended (its promise settled) within a moment. */
@@ -101,7 +118,7 @@ function reconcile(
 	const taken = new Map(sandbox.received().destinations.map((d) => [d.msisdn, d.accepted]));
 	const inDoubt = new Set(
 		lastOutput
-			.filter((item) => /outcome unknown/.test(String(item.json.reason)))
+			.filter((item) => item.json.send_outcome === 'in doubt')
 			.flatMap((item) => (item.json.skipped as Array<{ input: string }>).map((e) => e.input)),
 	);
 	let acceptedTwice = 0;

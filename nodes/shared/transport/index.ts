@@ -34,7 +34,13 @@ import { concernsAccount } from './failureKinds';
 import { limitsFor, type TransportLimits } from './limits';
 import { RequestPace } from './pace';
 import { forEachConcurrently } from './pool';
-import { requestOnce, type AttemptFailure, type BulkSmsFunctions, type RawAnswer } from './request';
+import {
+	finishingOnStop,
+	requestOnce,
+	type AttemptFailure,
+	type BulkSmsFunctions,
+	type RawAnswer,
+} from './request';
 import { withRetries } from './retry';
 import { secretsOf, withoutUserinfo } from './secrets';
 import { CREDENTIAL, settingsOf, type ServiceSettings } from './settings';
@@ -243,7 +249,8 @@ async function call(
 		pace: options.pace ?? new RequestPace(),
 		limits,
 	};
-	const attempt = async () => await requestOnce.call(this, request, credentials, limits);
+	const caller = kind.kind === 'send' ? finishingOnStop(this) : this;
+	const attempt = async () => await requestOnce.call(caller, request, credentials, limits);
 	const outcome = await withRetries(attempt, policy);
 	if ('failure' in outcome) throw failureError(reporter, outcome.failure, limits);
 	const answer = outcome.answer;

@@ -43,6 +43,19 @@ interface BodyStream {
 }
 
 /**
+ * A send on its way when the user presses Stop is let finish, so that its answer is recorded: cut
+ * off, whether the service took it would be unknown and its numbers in doubt. n8n's helper puts
+ * the execution's cancel signal in place of the request's own whenever its caller has one
+ * (`getExecutionCancelSignal` in it); the caller given here hides it. No request starts after Stop
+ * (Send's run.ts), and the one on its way ends by its own deadline.
+ */
+export function finishingOnStop(context: BulkSmsFunctions): BulkSmsFunctions {
+	return new Proxy(context, {
+		has: (target, key) => key !== 'getExecutionCancelSignal' && Reflect.has(target, key),
+	});
+}
+
+/**
  * n8n's `timeout` only limits the time between two bytes, so a server trickling one byte at a
  * time holds a request for ever. The deadline bounds the whole attempt, answer included: the
  * answer is taken as a stream and read here, which also caps how much is read (n8n's helper
