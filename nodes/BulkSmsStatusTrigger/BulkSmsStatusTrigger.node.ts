@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { StoreTurns } from '../shared/deduplicationStore';
+import { StoreQueue } from '../shared/deduplicationStore';
 import { statusTriggerProperties } from './description';
 import { emitCallbacks, type ExecutionSide } from './execute';
 import { Gathering } from './gathering';
@@ -141,7 +141,7 @@ class TriggerHere implements CallbackSide, ExecutionSide {
 	/** Its credentials as read lately: a read costs n8n an expression isolate (setup.ts). */
 	readonly credentials = new RecentCredentials();
 	/** Its calls to n8n's deduplication store, one at a time (claims.ts). */
-	readonly storeTurns = new StoreTurns();
+	readonly storeQueue = new StoreQueue();
 }
 
 /** Triggers kept at once per process; the least recently called is forgotten first. */

@@ -13,7 +13,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { DeliveryReport } from '../shared/domain/reports';
-import { DeduplicationStore, type StoreTurns } from '../shared/deduplicationStore';
+import { DeduplicationStore, type StoreQueue } from '../shared/deduplicationStore';
 import { claimFirst, CLAIMED_REPORTS } from './claims';
 import type { Gathering } from './gathering';
 import { reportId, type TriggerMemory } from './memory';
@@ -23,7 +23,7 @@ import { memorySize, reportFilter } from './parameters';
 export interface ExecutionSide {
 	memory: TriggerMemory;
 	gathering: Gathering;
-	storeTurns: StoreTurns;
+	storeQueue: StoreQueue;
 }
 
 export async function emitCallbacks(
@@ -34,7 +34,7 @@ export async function emitCallbacks(
 	const ids = items.map((item) => reportId(item.json as unknown as DeliveryReport));
 	const emit =
 		trigger.gathering.wantedOf(items.map((item) => item.json)) ??
-		(await decidedHere.call(this, trigger.storeTurns, items, ids));
+		(await decidedHere.call(this, trigger.storeQueue, items, ids));
 	trigger.memory.keep(ids, this.getWorkflowStaticData('node'), memorySize(this));
 	const output: INodeExecutionData[] = [];
 	items.forEach((item, index) => {
@@ -49,12 +49,12 @@ export async function emitCallbacks(
  */
 async function decidedHere(
 	this: IExecuteFunctions,
-	storeTurns: StoreTurns,
+	storeQueue: StoreQueue,
 	items: INodeExecutionData[],
 	ids: readonly string[],
 ): Promise<boolean[]> {
 	const wanted = reportFilter(this);
-	const first = await firstHere.call(this, storeTurns, ids);
+	const first = await firstHere.call(this, storeQueue, ids);
 	return items.map((item, index) => first[index] && wanted(item.json as unknown as DeliveryReport));
 }
 
@@ -66,14 +66,14 @@ async function decidedHere(
  */
 async function firstHere(
 	this: IExecuteFunctions,
-	storeTurns: StoreTurns,
+	storeQueue: StoreQueue,
 	ids: readonly string[],
 ): Promise<boolean[]> {
 	if (!DeduplicationStore.offered(this) || this.getMode() === 'manual') return ids.map(() => true);
-	const store = new DeduplicationStore(this, 'node', 2 * CLAIMED_REPORTS, storeTurns);
+	const store = new DeduplicationStore(this, 'node', 2 * CLAIMED_REPORTS, storeQueue);
 	try {
 		return await claimFirst(
-			async (entries) => await store.inTurn(() => store.record(entries)),
+			async (entries) => await store.queued(() => store.record(entries)),
 			ids,
 		);
 	} catch (error) {

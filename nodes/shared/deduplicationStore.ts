@@ -7,7 +7,7 @@
  * and node (scope 'node') or per workflow (scope 'workflow'); each value is kept as a hash, so a
  * value can be asked about but not read back; every call reads the whole record, changes it and
  * writes it back, with no lock, and the oldest values go first past `maxEntries`. So the calls of
- * one n8n process on one record take turns (StoreTurns), and a caller that must not lose a write
+ * one n8n process on one record run one after the other (StoreQueue), and a caller that must not lose a write
  * to another process says how it copes (Send's record: docs/decisions.md, "Send's record").
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
@@ -21,31 +21,31 @@ type Helpers = IExecuteFunctions['helpers'];
  * write its record at the same time (one write would undo the other's). It lives on the node
  * type's instance, which n8n makes once per process.
  */
-export class StoreTurns {
+export class StoreQueue {
 	private readonly last = new Map<string, Promise<unknown>>();
 
-	async inTurn<T>(record: string, call: () => Promise<T>): Promise<T> {
+	async queued<T>(record: string, call: () => Promise<T>): Promise<T> {
 		const previous = this.last.get(record) ?? Promise.resolve();
-		const turn = previous.catch(() => undefined).then(call);
-		this.last.set(record, turn);
+		const next = previous.catch(() => undefined).then(call);
+		this.last.set(record, next);
 		try {
-			return await turn;
+			return await next;
 		} finally {
-			if (this.last.get(record) === turn) this.last.delete(record);
+			if (this.last.get(record) === next) this.last.delete(record);
 		}
 	}
 }
 
 export class DeduplicationStore {
 	private readonly options: { mode: 'entries'; maxEntries: number };
-	/** Names the record among those of this process, for its turns. */
+	/** Names the record among those of this process, for its queue. */
 	readonly name: string;
 
 	constructor(
 		context: Pick<IExecuteFunctions, 'helpers' | 'getWorkflow' | 'getNode'>,
 		private readonly scope: StoreScope,
 		maxEntries: number,
-		private readonly turns: StoreTurns,
+		private readonly queue: StoreQueue,
 	) {
 		this.helpers = context.helpers;
 		this.options = { mode: 'entries', maxEntries };
@@ -96,8 +96,8 @@ export class DeduplicationStore {
 		return await this.helpers.getProcessedDataCount(this.scope, this.options);
 	}
 
-	/** Calls that must not be interleaved with another execution's in this process, in one turn. */
-	async inTurn<T>(calls: () => Promise<T>): Promise<T> {
-		return await this.turns.inTurn(this.name, calls);
+	/** Calls that must not be interleaved with another execution's in this process, queued as one. */
+	async queued<T>(calls: () => Promise<T>): Promise<T> {
+		return await this.queue.queued(this.name, calls);
 	}
 }

@@ -7,7 +7,7 @@
  * round trip later, without a lock.
  */
 import { claimFirst, type RecordItems } from '../../nodes/BulkSmsStatusTrigger/claims';
-import { StoreTurns } from '../../nodes/shared/deduplicationStore';
+import { StoreQueue } from '../../nodes/shared/deduplicationStore';
 
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -50,8 +50,8 @@ it('claims again when a write of other reports undid its claim, and emits the re
 });
 
 it("runs this process's calls to one record one at a time, in order, a failed one not stopping the next", async () => {
-	const turns = new StoreTurns();
-	const lookups = { run: <T>(work: () => Promise<T>) => turns.inTurn('one record', work) };
+	const turns = new StoreQueue();
+	const lookups = { run: <T>(work: () => Promise<T>) => turns.queued('one record', work) };
 	const order: string[] = [];
 	const step = (name: string, ms: number) => () =>
 		new Promise<void>((resolve) =>

@@ -75,9 +75,9 @@ export class Claims {
 	 * Answers waiting to be written: their facts, the claims they free once written, and what other
 	 * runs of this process waiting on these numbers learn once the record says it too.
 	 */
-	private marks: string[] = [];
+	private answerFacts: string[] = [];
 	private freeing = 0;
-	private marksLearned: Array<() => void> = [];
+	private answersLearned: Array<() => void> = [];
 	private releases: string[] = [];
 	private releasing = 0;
 	private releasesLearned: Array<() => void> = [];
@@ -107,16 +107,21 @@ export class Claims {
 		const sending: NumberFacts[] = [];
 		const held: HeldBack[] = [];
 		let claims = 0;
-		for (let numbers = request.numbers; numbers.length > 0; ) {
-			const found = await this.take({ send: request.send, numbers });
-			claims++;
-			sending.push(...found.sending);
-			held.push(...found.held);
-			// Numbers the other run gave back (it did not send them) are claimed again, by this run.
-			const given = await this.settle(found.onItsWay, held);
-			numbers = given.map((fact) => fact.msisdn);
+		try {
+			for (let numbers = request.numbers; numbers.length > 0; ) {
+				const found = await this.take({ send: request.send, numbers });
+				claims++;
+				sending.push(...found.sending);
+				held.push(...found.held);
+				// Numbers the other run gave back (it did not send them) are claimed again, by this run.
+				const given = await this.settle(found.onItsWay, held);
+				numbers = given.map((fact) => fact.msisdn);
+			}
+		} catch (error) {
+			// Not sent: their claims are given back (or stay, in doubt, if the record fails).
+			this.answered(sending, claims, { outcome: 'released' }, 0);
+			throw error;
 		}
-		for (const fact of sending) this.live.claimed(this.liveKey(fact));
 		if (sending.length === 0) this.free(claims);
 		const started = Date.now();
 		return {
@@ -140,16 +145,18 @@ export class Claims {
 				this.live.answer(this.liveKey(fact), { ...answer, execution: this.execution });
 			}
 		};
+		// The record cannot be written: runs waiting on these numbers learn it at once.
+		if (this.failed) return told();
 		if (answer.outcome === 'released') {
 			this.releases.push(...sent.map((fact) => fact.claim));
 			this.releasing += claims;
 			this.releasesLearned.push(told);
 		} else {
-			const mark = (fact: NumberFacts) =>
+			const factOf = (fact: NumberFacts) =>
 				answer.outcome === 'accepted' ? fact.accepted : fact.unknown[answer.cause];
-			this.marks.push(...sent.map(mark));
+			this.answerFacts.push(...sent.map(factOf));
 			this.freeing += claims;
-			this.marksLearned.push(told);
+			this.answersLearned.push(told);
 		}
 		this.write();
 	}
@@ -173,6 +180,9 @@ export class Claims {
 			.catch((error: Error) => {
 				this.failed = error;
 				for (const { reject } of this.waiting.splice(0)) reject(error);
+				for (const tell of [...this.answersLearned, ...this.releasesLearned]) tell();
+				this.answersLearned = [];
+				this.releasesLearned = [];
 			})
 			.finally(() => (this.writing = undefined));
 	}
@@ -180,20 +190,20 @@ export class Claims {
 	private async writeRounds(): Promise<void> {
 		for (;;) {
 			if (this.releases.length > 0) await this.writeReleases();
-			const marks = this.marks;
+			const answers = this.answerFacts;
 			const freed = this.freeing;
-			const learned = this.marksLearned;
+			const learned = this.answersLearned;
 			const free = this.limit() - (this.open - freed);
 			const taken = this.waiting.splice(0, Math.max(0, free));
-			if (marks.length === 0 && taken.length === 0) {
+			if (answers.length === 0 && taken.length === 0) {
 				if (this.releases.length === 0) return;
 				continue;
 			}
-			this.marks = [];
+			this.answerFacts = [];
 			this.freeing = 0;
-			this.marksLearned = [];
+			this.answersLearned = [];
 			try {
-				await this.claimRound(taken, marks);
+				await this.claimRound(taken, answers);
 			} catch (error) {
 				// Answers not written leave their claims open: in doubt, never sent twice.
 				for (const { reject } of taken) reject(error as Error);
@@ -223,22 +233,25 @@ export class Claims {
 	}
 
 	/** One call: the answers' facts and the taken requests' claims; then what those claims found. */
-	private async claimRound(taken: Waiting[], marks: string[]): Promise<void> {
+	private async claimRound(taken: Waiting[], answers: string[]): Promise<void> {
 		const facts = taken.map(({ request }) =>
 			request.numbers.map((msisdn) => factsOf(request.send, msisdn)),
 		);
 		const claims = facts.flat().map((fact) => fact.claim);
 		const started = Date.now();
-		const before = await this.store.record([...claims, ...marks]);
+		const before = await this.store.record([...claims, ...answers]);
 		this.timing.call = average(this.timing.call, Date.now() - started);
-		this.recordValues += claims.length + marks.length - before.size;
+		this.recordValues += claims.length + answers.length - before.size;
 		const found = await this.earlier(facts.flat().filter((fact) => before.has(fact.claim)));
 		taken.forEach(({ resolve }, index) => {
 			const result: Found = { sending: [], held: [], onItsWay: [] };
 			for (const fact of facts[index]) {
 				const earlier = found.get(fact.claim);
-				if (earlier === undefined) result.sending.push(fact);
-				else if (earlier === ON_ITS_WAY) result.onItsWay.push(fact);
+				if (earlier === undefined) {
+					// On its way from now: another run of this process that finds it waits for its answer.
+					this.live.claimed(this.liveKey(fact));
+					result.sending.push(fact);
+				} else if (earlier === ON_ITS_WAY) result.onItsWay.push(fact);
 				else result.held.push(earlier);
 			}
 			resolve(result);

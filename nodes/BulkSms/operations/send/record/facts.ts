@@ -44,15 +44,11 @@ export function factsOf(send: string, msisdn: string): NumberFacts {
 const KEPT = 'kept ';
 
 /** A run left something to resume in this hour (hours since 1970, UTC). */
-export function keptMark(hour: number): string {
+export function keptHour(hour: number): string {
 	return `${KEPT}${hour}`;
 }
 
-export function isKeptMark(value: string): boolean {
-	return value.startsWith(KEPT);
-}
-
-/** The hour of a time, as the kept marks count them. */
+/** The hour of a time, as the kept hours count them. */
 export function hourOf(time: number): number {
 	return Math.floor(time / 3_600_000);
 }

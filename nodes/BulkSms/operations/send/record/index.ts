@@ -6,7 +6,7 @@
  */
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
-import { StoreTurns } from '../../../../shared/deduplicationStore';
+import { StoreQueue } from '../../../../shared/deduplicationStore';
 import { apart, campaignOf, SET_APART_KEY, type Campaign, type RunStart } from './campaign';
 import { Claims, type Claimed, type RequestNumbers } from './claims';
 import { sendKeyOf } from './facts';
@@ -17,9 +17,9 @@ export type { Campaign } from './campaign';
 export type { Answer, Claimed, HeldBack } from './claims';
 export type { UnknownCause } from './facts';
 
-/** What one n8n process keeps for Send's records: the store's turns and the numbers on their way. */
+/** What one n8n process keeps for Send's records: the store's queue and the numbers on their way. */
 export class SendProcess {
-	readonly turns = new StoreTurns();
+	readonly queue = new StoreQueue();
 	readonly live = new LiveSends();
 }
 
@@ -52,11 +52,8 @@ export class SendRecord {
 	): Promise<SendRecord> {
 		const start = runStartOf(context);
 		const campaigns = campaignsOf(context, start, keys);
-		const store = new RecordStore(context, process.turns, settings.resumeWithinHours, clock);
-		if (start.mode !== 'retry') {
-			await store.forgetIfStale();
-			await setApartIfTaken(context, start, store, campaigns);
-		}
+		const store = new RecordStore(context, process.queue, settings.resumeWithinHours, clock);
+		await openCampaigns(context, start, store, campaigns);
 		const claims = new Claims(
 			store,
 			process.live,
@@ -124,18 +121,24 @@ function runStartOf(context: IExecuteFunctions): RunStart {
 }
 
 /**
- * A production run's campaign is new: if the record says another run opened it (the same trigger
- * started two runs in one millisecond), this run sets its own apart and names it in the
- * execution's custom data for its Retries.
+ * Opens the record. A production run's campaign is new: if the record says another run opened it
+ * (the same trigger started two runs in one millisecond), this run sets its own apart and names it
+ * in the execution's custom data for its Retries.
  */
-async function setApartIfTaken(
+async function openCampaigns(
 	context: IExecuteFunctions,
 	start: RunStart,
 	store: RecordStore,
 	campaigns: Map<string, Campaign>,
 ): Promise<void> {
+	const retry = start.mode === 'retry';
+	const fresh = retry ? [] : [...campaigns.values()].filter((c) => c.kind === 'run');
+	const taken = await store.open(
+		fresh.map((campaign) => campaign.id),
+		retry,
+	);
 	for (const [key, campaign] of campaigns) {
-		if (campaign.kind !== 'run' || !(await store.isOpened(campaign.id))) continue;
+		if (!taken.has(campaign.id)) continue;
 		const own = apart(campaign, start.executionId);
 		campaigns.set(key, own);
 		context.getWorkflowDataProxy(0).$execution.customData.set(SET_APART_KEY, own.id);

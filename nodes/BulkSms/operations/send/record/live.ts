@@ -3,7 +3,7 @@
  * service's answer. A run that finds a number claimed asks here first: when another run in this
  * process holds the claim, it waits for that run's answer rather than taking the number for one an
  * earlier run left in doubt. One per process, kept on the node type's instance with the store's
- * turns (across processes the record alone is shared: docs/decisions.md, "Send's record").
+ * queue (across processes the record alone is shared: docs/decisions.md, "Send's record").
  */
 import type { UnknownCause } from './facts';
 

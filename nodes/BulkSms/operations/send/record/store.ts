@@ -5,16 +5,16 @@
  * - a production run's own campaign, once it ends without failing, is taken out at once (nobody
  *   resumes it: n8n retries only a failed execution);
  * - everything else (the editor's runs, a Campaign Key, a run that failed or crashed) is kept, and
- *   forgotten Resume Within hours after the last run that kept something: each such run marks the
- *   hours it ran in ("kept"), and the first run of an hour that finds no mark within Resume Within
- *   empties the record. A Retry never empties it.
+ *   forgotten Resume Within hours after the last run that kept something: each run writes the
+ *   hours it ran in ("kept <hour>"), and the first run of an hour that finds none within Resume
+ *   Within empties the record. A Retry never empties it.
  * n8n reads and rewrites the whole record on every call: the cost of a call grows with what the
  * record holds, which is why a production run takes its campaign out when it ends.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { DeduplicationStore, type StoreTurns } from '../../../../shared/deduplicationStore';
-import { hourOf, keptMark } from './facts';
+import { DeduplicationStore, type StoreQueue } from '../../../../shared/deduplicationStore';
+import { hourOf, keptHour } from './facts';
 
 /** The most values the record keeps (two a number sent: a million numbers), the oldest going first. */
 export const RECORD_ENTRIES = 2_100_000;
@@ -34,15 +34,17 @@ export class RecordStore {
 	/** Values this run added (new to the record), to take out when it ends; undefined past REMEMBERED. */
 	private added: string[] | undefined = [];
 	private addedCount = 0;
-	private markedHour = -1;
+	private keptHourWritten = -1;
+	/** This hour's kept hour was in the record already: another run wrote it, and may take it out. */
+	private keptHourNotOwn = false;
 
 	constructor(
 		context: IExecuteFunctions,
-		turns: StoreTurns,
+		queue: StoreQueue,
 		private readonly resumeWithinHours: number,
 		private readonly clock: () => number,
 	) {
-		this.store = new DeduplicationStore(context, 'node', RECORD_ENTRIES, turns);
+		this.store = new DeduplicationStore(context, 'node', RECORD_ENTRIES, queue);
 	}
 
 	/** Names the record among those of this n8n process. */
@@ -52,52 +54,56 @@ export class RecordStore {
 
 	/** How many values the record holds (n8n reads it whole to count them). */
 	async size(): Promise<number> {
-		return await this.store.inTurn(async () => await this.store.size());
+		return await this.store.queued(async () => await this.store.size());
 	}
 
 	/**
-	 * Empties a record that no run kept anything in for Resume Within hours. Once an hour (a
-	 * "looked" value says it was done): the look costs a search of the record per hour of the window.
+	 * Opens the record for a run, in one call: records the production campaigns given as opened and
+	 * says which another run had opened before (the same trigger starting twice in a millisecond).
+	 * The first run of an hour that is not a Retry also looks whether any run kept something within
+	 * Resume Within, and empties the record if none did; a "looked" value says the hour was looked
+	 * at, since the look costs a search of the record per hour of the window.
 	 */
-	async forgetIfStale(): Promise<void> {
+	async open(campaigns: readonly string[], retry: boolean): Promise<Set<string>> {
 		const hour = hourOf(this.clock());
 		const looked = `looked ${hour}`;
-		await this.store.inTurn(async () => {
-			if ((await this.store.record([looked])).has(looked)) return;
-			this.remember([looked]);
-			const window = Array.from({ length: this.resumeWithinHours + 1 }, (_, back) =>
-				keptMark(hour - back),
-			);
+		const opened = campaigns.map((campaign) => `opened ${campaign}`);
+		const before = await this.record(retry ? opened : [...opened, looked], false);
+		if (!retry && !before.has(looked)) await this.forgetIfStale(hour, opened);
+		return new Set(campaigns.filter((_, index) => before.has(opened[index])));
+	}
+
+	private async forgetIfStale(hour: number, opened: readonly string[]): Promise<void> {
+		const window = Array.from({ length: this.resumeWithinHours + 1 }, (_, back) =>
+			keptHour(hour - back),
+		);
+		await this.store.queued(async () => {
 			if ((await this.store.has(window)).size > 0) return;
 			await this.store.forgetAll();
-			await this.store.record([looked]);
+			await this.store.record([...opened, `looked ${hour}`]);
 		});
 	}
 
-	/** Marks the campaign opened; whether another run had opened it before. */
-	async isOpened(campaign: string): Promise<boolean> {
-		const opened = `opened ${campaign}`;
-		return (await this.record([opened])).has(opened);
-	}
-
-	/** Records the values in one call, with this hour's kept mark; gives those there before. */
-	async record(values: readonly string[]): Promise<Set<string>> {
-		const all = [...values, ...this.markOfThisHour()];
+	/** Records the values in one call (with this hour's kept hour); gives those there before. */
+	async record(values: readonly string[], keep = true): Promise<Set<string>> {
+		const kept = keep ? this.keptHourNow() : [];
+		const all = [...values, ...kept];
 		if (all.length === 0) return new Set();
-		const before = await this.store.inTurn(async () => await this.store.record(all));
+		const before = await this.store.queued(async () => await this.store.record(all));
 		this.remember(all.filter((value) => !before.has(value)));
+		if (kept.length > 0) this.keptHourNotOwn = before.has(kept[0]);
 		return before;
 	}
 
 	/** Which of the values are there (asking leaves nothing behind). */
 	async has(values: readonly string[]): Promise<Set<string>> {
-		return await this.store.inTurn(async () => await this.store.has(values));
+		return await this.store.queued(async () => await this.store.has(values));
 	}
 
 	/** Takes this run's claims out again (numbers the service certainly did not take). */
 	async forget(claims: readonly string[]): Promise<void> {
 		if (claims.length === 0) return;
-		await this.store.inTurn(async () => await this.store.forget(claims));
+		await this.store.queued(async () => await this.store.forget(claims));
 		const gone = new Set(claims);
 		if (this.added) this.added = this.added.filter((value) => !gone.has(value));
 		this.addedCount -= claims.length;
@@ -111,7 +117,7 @@ export class RecordStore {
 	async takeOut(): Promise<void> {
 		const own = this.added;
 		if (this.addedCount === 0) return;
-		await this.store.inTurn(async () => {
+		await this.store.queued(async () => {
 			const held = await this.store.size();
 			if (held <= this.addedCount) await this.store.forgetAll();
 			else if (own && own.length * held <= TAKE_OUT_COMPARISONS) await this.store.forget(own);
@@ -119,21 +125,21 @@ export class RecordStore {
 	}
 
 	/**
-	 * The end of a run that keeps what it wrote: this hour is marked again, in case a run that
-	 * took its campaign out meanwhile took out the mark it had made.
+	 * The end of a run that keeps what it wrote: when another run wrote this hour's kept hour, it is
+	 * written again, in case that run took its campaign out meanwhile, and the kept hour with it.
 	 */
 	async keep(): Promise<void> {
-		if (this.markedHour < 0) return;
-		this.markedHour = -1;
+		if (!this.keptHourNotOwn) return;
+		this.keptHourWritten = -1;
 		await this.record([]);
 	}
 
-	/** This hour's kept mark, once per hour of the run. */
-	private markOfThisHour(): string[] {
+	/** This hour's kept hour, once per hour of the run. */
+	private keptHourNow(): string[] {
 		const hour = hourOf(this.clock());
-		if (hour === this.markedHour) return [];
-		this.markedHour = hour;
-		return [keptMark(hour)];
+		if (hour === this.keptHourWritten) return [];
+		this.keptHourWritten = hour;
+		return [keptHour(hour)];
 	}
 
 	private remember(values: readonly string[]): void {
