@@ -101,10 +101,16 @@ function log(message: string): void {
 	process.stderr.write(`[n8n:provision] ${message}\n`);
 }
 
-async function timed<T>(label: string, step: () => T | Promise<T>): Promise<T> {
+/**
+ * Runs a step of a cold install, saying first what it does and roughly how long it takes on this
+ * project's machines (docs/running-in-n8n.md, "Figures"), then how long it took: npm prints
+ * nothing here, so without these lines a first run looks stuck for minutes.
+ */
+async function timed<T>(label: string, about: string, step: () => T | Promise<T>): Promise<T> {
+	log(`${label}: about ${about}...`);
 	const started = Date.now();
 	const result = await step();
-	log(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	log(`${label}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	return result;
 }
 
@@ -113,10 +119,10 @@ async function timed<T>(label: string, step: () => T | Promise<T>): Promise<T> {
  * step is (re)done: npm's output, hundreds of warnings from n8n's own install, is kept there and
  * shown only if a command fails (logged.ts).
  */
-function startLog(dir: string): string {
+function startLog(dir: string, what: string): string {
 	const file = `${dir}.log`;
 	fs.writeFileSync(file, `# ${new Date().toISOString()}: installing into ${dir}\n`);
-	log(`installing into ${dir} (npm's output: ${file})`);
+	log(`${what} is not in the cache yet: installing it into ${dir}, once (npm's output: ${file})`);
 	return file;
 }
 
@@ -191,8 +197,8 @@ async function provisionNode(root: string, nodePackage: string): Promise<string>
 	);
 	const env = { ...process.env, npm_config_ignore_scripts: 'false' };
 	const install = ['install', '--no-save', '--no-package-lock', '--ignore-scripts=false'];
-	const logFile = startLog(dir);
-	await timed(`install ${nodePackage}`, () =>
+	const logFile = startLog(dir, `Node ${nodePackage.split('@').pop()}`);
+	await timed(`npm install ${nodePackage}`, '10 s', () =>
 		runLogged('npm', [...install, nodePackage], { cwd: dir, env, log: logFile }),
 	);
 	writeMarker(dir, {
@@ -223,11 +229,11 @@ async function provisionN8n(root: string, nodeHome: string, release: N8nRelease)
 	// --prefer-offline takes package data from npm's cache without asking the registry again about
 	// each of n8n's ~2,000 packages: the install takes much less time (docs/benchmarks.md).
 	const install = ['install', spec, '--omit=dev', '--ignore-scripts', '--prefer-offline'];
-	const logged = { cwd: dir, env, log: startLog(dir) };
-	await timed(`npm install ${spec}`, () =>
+	const logged = { cwd: dir, env, log: startLog(dir, `n8n ${release.n8nVersion}`) };
+	await timed(`npm install ${spec} (about 2,000 packages)`, '2-5 min', () =>
 		runLogged('npm', [...install, '--no-audit', '--no-fund'], logged),
 	);
-	await timed(`npm rebuild ${NATIVE_MODULES.join(' ')}`, () =>
+	await timed(`npm rebuild ${NATIVE_MODULES.join(' ')} (n8n's native modules)`, '1-3 min', () =>
 		runLogged('npm', ['rebuild', ...NATIVE_MODULES, '--ignore-scripts=false'], logged),
 	);
 	writeMarker(dir, { spec, version: release.n8nVersion, completedAt: new Date().toISOString() });
@@ -241,6 +247,7 @@ async function provisionN8n(root: string, nodeHome: string, release: N8nRelease)
  */
 async function withLock<T>(root: string, name: string, work: () => Promise<T>): Promise<T> {
 	const lock = path.join(root, name);
+	let waiting = false;
 	for (;;) {
 		try {
 			fs.mkdirSync(lock);
@@ -252,6 +259,8 @@ async function withLock<T>(root: string, name: string, work: () => Promise<T>): 
 				fs.rmSync(lock, { recursive: true, force: true });
 				continue;
 			}
+			if (!waiting) log(`another process is provisioning into ${root}: waiting for it to finish`);
+			waiting = true;
 			await new Promise((resolve) => setTimeout(resolve, 1000));
 		}
 	}
@@ -327,9 +336,9 @@ export async function provisionPostgres(): Promise<string> {
 		);
 		// Its install script only restores symlinks (libraries' short names); run that one by hand,
 		// scripts staying off as everywhere else.
-		const logFile = startLog(dir);
+		const logFile = startLog(dir, 'Postgres');
 		const env = process.env;
-		await timed(`install ${POSTGRES_PACKAGE}`, () => {
+		await timed(`npm install ${POSTGRES_PACKAGE}`, '20 s', () => {
 			runLogged(
 				'npm',
 				['install', '--no-save', '--no-package-lock', '--ignore-scripts', POSTGRES_PACKAGE],
