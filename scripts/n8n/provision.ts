@@ -143,7 +143,7 @@ async function timed<T>(label: string, about: string, step: () => T | Promise<T>
 }
 
 /**
- * The log of a step's commands, beside its folder (`n8n-2.41.1.log`), started afresh when the
+ * The log of a step's commands, beside its folder (`n8n-2.41.3.log`), started afresh when the
  * step is (re)done: npm's output, hundreds of warnings from n8n's own install, is kept there and
  * shown only if a command fails (logged.ts).
  */
