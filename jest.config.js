@@ -6,4 +6,6 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
 	testTimeout: 30000,
+	// n8n's logger silent unless N8N_LOG_LEVEL asks for it (test/engine/quietLog.ts).
+	setupFiles: ['<rootDir>/test/engine/quietLog.ts'],
 };

@@ -153,18 +153,18 @@ async function step<T>(
 	return result;
 }
 
-const STEPS = 5;
+const STEPS = 6;
 
 async function runDemo(args: Args, service: Service, n8n: N8nInstance): Promise<Outcome> {
 	const tarball = await step(
 		STEPS,
-		2,
+		3,
 		() => args.tarball ?? packRepo({ quiet: true }),
 		(file) => (args.tarball ? `package: ${file}` : 'package built and packed'),
 	);
 	await step(
 		STEPS,
-		3,
+		4,
 		() => n8n.installPackage(tarball),
 		(installed) =>
 			`n8n ${n8n.provisioned.n8nVersion}: ${installed.name}@${installed.version} installed as n8n installs community packages`,
@@ -172,7 +172,7 @@ async function runDemo(args: Args, service: Service, n8n: N8nInstance): Promise<
 	const workflow = demoWorkflow(process.env);
 	await step(
 		STEPS,
-		4,
+		5,
 		async () => {
 			await n8n.importCredential(credential(service.account));
 			await n8n.importWorkflow(workflow);
@@ -182,7 +182,7 @@ async function runDemo(args: Args, service: Service, n8n: N8nInstance): Promise<
 	);
 	const run = await step(
 		STEPS,
-		5,
+		6,
 		() => n8n.executeWorkflow(workflowId(workflow)),
 		(result) =>
 			`n8n execute: ${String(result.status)}, ${nodeRuns(result, STATUS_NODE_NAME).length} status check(s)`,
@@ -205,7 +205,14 @@ async function main(): Promise<number> {
 		() => startService(),
 		(started) => `service: ${started.description}`,
 	);
-	const n8n = await N8nInstance.create({ keepUserFolder: args.keep });
+	// The first run installs n8n into the cache (minutes): provision.ts says each step as it starts.
+	const n8n = await step(
+		STEPS,
+		2,
+		() => N8nInstance.create({ keepUserFolder: args.keep }),
+		({ provisioned }) =>
+			`n8n ${provisioned.n8nVersion} on Node ${provisioned.nodeVersion}, from ${provisioned.cacheDir}`,
+	);
 	try {
 		const creditsBefore = service.sandbox?.accounts()[0]?.credits;
 		const outcome = await runDemo(args, service, n8n);

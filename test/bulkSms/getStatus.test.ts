@@ -18,9 +18,13 @@ import {
 } from '../../sandbox/server';
 import { credentialsFor, getStatus, items, line, send, trigger } from './workflow';
 
+// The service's clock starts on a November day, whatever day the test runs: New York's wall
+// clock is then five hours behind UTC.
+const NOVEMBER_DAY = Date.parse('2026-11-20T15:00:00Z');
+
 let sandbox: Sandbox;
 beforeEach(async () => {
-	sandbox = await startSandbox({ timeZone: 'America/New_York' });
+	sandbox = await startSandbox({ timeZone: 'America/New_York', startTime: NOVEMBER_DAY });
 });
 afterEach(async () => {
 	await sandbox.stop();
@@ -91,7 +95,7 @@ describe('Get Status', () => {
 			expect(BigInt(report.gateway_session_id as string)).toBeGreaterThan(2n ** 53n);
 		}
 		const delivered = final[0];
-		// November in New York: the service's wall clock is five hours behind UTC.
+		// November in New York (NOVEMBER_DAY): five hours behind UTC.
 		expect(delivered.delivery_date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-05:00$/);
 		expect(
 			Math.abs(
