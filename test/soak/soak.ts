@@ -6,7 +6,6 @@
  */
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { ANSWER_FAULTS, startFaultProxy, type FaultProxy } from './faultProxy';
-import { runInterruptedCampaign, type InterruptedTally } from './interruptedCampaign';
 import { runSendCampaign, type SendShape, type SendTally } from './sendCampaign';
 import { runCallbackCampaign, type CallbackCampaign, type CallbackTally } from './callbackCampaign';
 import { runTriggerCampaign, type TriggerTally } from './triggerCampaign';
@@ -14,8 +13,6 @@ import { runTriggerCampaign, type TriggerTally } from './triggerCampaign';
 export interface SoakSize {
 	/** Destinations of each of the four send campaigns. */
 	destinationsPerCampaign: number;
-	/** The campaign run again and again through faults, Stops and crashes until it reaches everyone. */
-	interrupted: { destinations: number; maxRuns: number };
 	triggerBatches: readonly number[];
 	triggerPolls: number;
 	callbacks: Omit<CallbackCampaign, 'seed'>;
@@ -24,7 +21,6 @@ export interface SoakSize {
 
 export const FULL: SoakSize = {
 	destinationsPerCampaign: 2500,
-	interrupted: { destinations: 2000, maxRuns: 400 },
 	triggerBatches: [5000, 800, 400, 200, 100, 50, 20, 10],
 	triggerPolls: 320,
 	callbacks: { messages: 3000, batches: 30, restarts: 4, memorySize: 2000 },
@@ -33,7 +29,6 @@ export const FULL: SoakSize = {
 
 export const SHORT: SoakSize = {
 	destinationsPerCampaign: 200,
-	interrupted: { destinations: 150, maxRuns: 100 },
 	triggerBatches: [300, 40, 10],
 	triggerPolls: 60,
 	callbacks: { messages: 300, batches: 6, restarts: 1, memorySize: 200 },
@@ -47,7 +42,6 @@ export interface SendRun extends SendTally {
 
 export interface SoakResult {
 	sends: SendRun[];
-	interrupted: InterruptedTally;
 	trigger: TriggerTally;
 	callbacks: CallbackTally;
 	faults: Record<string, number>;
@@ -99,22 +93,6 @@ export async function runSoak(size: SoakSize): Promise<SoakResult> {
 		});
 		sends.push({ shape, continueOnFail, ...tally });
 	}
-	const interrupted = await withSandbox(size.seed + 10, async (sandbox, proxy) => {
-		// Milder than the send campaigns': without Continue On Fail each fault ends a run.
-		sandbox.setFaults({ ...SANDBOX_FAULTS, ...mild(SANDBOX_FAULTS), seed: size.seed + 10 });
-		proxy.setFaults(0.005, SEND_PROXY_FAULTS);
-		const destinations = Array.from({ length: size.interrupted.destinations }, () =>
-			String(first++),
-		);
-		const result = await runInterruptedCampaign(sandbox, {
-			destinations,
-			baseUrl: proxy.baseUrl,
-			seed: size.seed,
-			maxRuns: size.interrupted.maxRuns,
-		});
-		addCounts(faults, proxy.counts());
-		return result;
-	});
 	const trigger = await withSandbox(size.seed, async (sandbox, proxy) => {
 		const result = await runTriggerCampaign(sandbox, proxy, {
 			batchSizes: size.triggerBatches,
@@ -126,23 +104,7 @@ export async function runSoak(size: SoakSize): Promise<SoakResult> {
 		return result;
 	});
 	const callbacks = await runCallbackCampaign({ ...size.callbacks, seed: size.seed });
-	return { sends, interrupted, trigger, callbacks, faults };
-}
-
-/** A tenth of each fault share. */
-function mild(faults: typeof SANDBOX_FAULTS): Partial<typeof SANDBOX_FAULTS> {
-	return {
-		error500Rate: faults.error500Rate / 10,
-		error503Rate: faults.error503Rate / 10,
-		error429Rate: faults.error429Rate / 10,
-		dropBeforeRate: faults.dropBeforeRate / 10,
-		dropAfterRate: faults.dropAfterRate / 10,
-	};
-}
-
-/** The interrupted campaign's line, printed before the summary line. */
-export function interruptedLine({ interrupted: i }: SoakResult): string {
-	return `interrupted campaign: ${i.destinations} numbers, ${i.runs} runs (${i.stops} stopped, ${i.crashes} crashed), ${i.acceptedTwice} accepted twice, ${i.lost} lost, ${i.inDoubt} named in doubt`;
+	return { sends, trigger, callbacks, faults };
 }
 
 async function withSandbox<T>(
