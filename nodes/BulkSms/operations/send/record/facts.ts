@@ -6,7 +6,7 @@
  *   claim <send> <number>            handed to the service, or about to be
  *   accepted <send> <number>         the service accepted it
  *   unknown <why> <send> <number>    the service's answer left its outcome unknown, and why
- *   kept <hour>                      a run left something to resume in this hour (record.ts)
+ *   kept <hour>                      a run left something to resume in this hour (store.ts)
  */
 import { createHash } from 'crypto';
 
