@@ -114,7 +114,7 @@ describe('Send with many items, concurrently', () => {
 	});
 });
 
-describe('A failed send says what became of every item (issue 9, defect 3)', () => {
+describe('A failed send says what became of every item', () => {
 	it('names the later items that were not sent, and lists every item in the context', async () => {
 		await sandbox.upsertAccount({ username: 'demo', credits: 2 });
 		const error = errorOf(await run(personalised(5, { concurrency: 1 })), 'Send');
@@ -168,7 +168,7 @@ describe('A failed send says what became of every item (issue 9, defect 3)', () 
 	});
 });
 
-describe('accepted = false with a batch_id (issue 9, defect 6)', () => {
+describe('accepted = false with a batch_id', () => {
 	// The sandbox never answers this way; a gateway that contradicts itself might.
 	let gateway: Server;
 	let baseUrl: string;
@@ -211,7 +211,7 @@ describe('accepted = false with a batch_id (issue 9, defect 6)', () => {
 	});
 });
 
-describe('Any value an expression gives is read or refused in words (issue 9, defect 7)', () => {
+describe('Any value an expression gives is read or refused in words', () => {
 	const bare = '={{ Object.create(null) }}';
 	it.each<[string, INodeParameters, RegExp]>([
 		['Message', { message: bare }, /^The message is not text \(got an object\)$/],
@@ -301,7 +301,7 @@ describe('Group Items With the Same Message', () => {
 	});
 });
 
-describe('Options bulk senders expect (issue 13)', () => {
+describe('Options bulk senders expect', () => {
 	const sendOne = (parameters: INodeParameters) =>
 		line(trigger(), send({ destinations: '447700900120', message: 'Hi', ...parameters }));
 
