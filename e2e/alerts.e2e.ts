@@ -11,7 +11,7 @@
  * Campaign Key makes two calls one campaign) saying so where users look.
  */
 import type { FaultOptions } from '../sandbox/server';
-import { nodeRuns, type JsonObject } from '../scripts/n8n/runData';
+import { nodeRuns, nodeTasks, type JsonObject } from '../scripts/n8n/runData';
 import { settled, type N8nServer } from '../scripts/n8n/server';
 import {
 	alertWorkflow,
@@ -205,11 +205,10 @@ async function activate(workflowId: string, path: string): Promise<void> {
 	await n8n.waitForWebhook(`${n8n.baseUrl}/webhook/${path}`);
 }
 
-/** Send's items of every run, and the hints n8n stored for it. */
+/** Send's items in an execution, and the hints n8n stored with them. */
 function sendOf(execution: JsonObject): { items: JsonObject[]; hints: JsonObject[] } {
 	const [items] = nodeRuns(execution, SEND_NODE_NAME);
-	const runData = (execution.data as JsonObject).resultData as JsonObject;
-	const [task] = (runData.runData as JsonObject)[SEND_NODE_NAME] as JsonObject[];
+	const [task] = nodeTasks(execution, SEND_NODE_NAME);
 	return { items, hints: (task.hints as JsonObject[] | undefined) ?? [] };
 }
 
