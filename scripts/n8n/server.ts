@@ -291,6 +291,39 @@ export class N8nServer {
 	}
 
 	/**
+	 * The editor's Execute step on `nodeName`: n8n keeps the given run data of an earlier run and
+	 * re-runs that node, and first the nodes named dirty (upstream nodes the user edited).
+	 */
+	async executeStep(
+		workflowId: string,
+		nodeName: string,
+		earlier: { runData: Json; dirtyNodeNames: string[] },
+	): Promise<string> {
+		const destinationNode = { nodeName, mode: 'inclusive' };
+		const started = await this.request<{ data: { executionId: string } }>(
+			'POST',
+			`/rest/workflows/${workflowId}/run`,
+			{ body: { ...earlier, destinationNode } },
+		);
+		return String(started.data.executionId);
+	}
+
+	/**
+	 * The editor's "Listen for test event" on a Webhook trigger: the next call of its test URL
+	 * (/webhook-test/<path>) starts one run in mode manual.
+	 */
+	async listenForTestEvent(workflowId: string, triggerName: string): Promise<void> {
+		const answer = await this.request<{ data: { waitingForWebhook?: boolean } }>(
+			'POST',
+			`/rest/workflows/${workflowId}/run`,
+			{ body: { triggerToStartFrom: { name: triggerName } } },
+		);
+		if (!answer.data.waitingForWebhook) {
+			throw new Error(`n8n is not listening on ${triggerName}: ${JSON.stringify(answer)}`);
+		}
+	}
+
+	/**
 	 * The Executions list's Retry: "with original workflow" (`loadWorkflow` false) or "with
 	 * currently saved workflow" (true). n8n answers once the retry has ended.
 	 */

@@ -6,6 +6,7 @@
  * the credential they refer to. One source for each workflow: what a user imports is what runs.
  * Type names are the package's as users see them: `<package name>.<node name>`.
  */
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from './package';
@@ -166,55 +167,119 @@ export function toolWorkflow(
 }
 
 export const CONTACTS_NODE_NAME = 'Contacts';
+export const WEBHOOK_NODE_NAME = 'Webhook';
+
+/** Send's options and node settings (Continue On Fail: `onError`) of a workflow built here. */
+export interface SendSetup {
+	sendOptions?: JsonObject;
+	settings?: JsonObject;
+}
 
 /**
- * A personalised campaign as users build it: Manual Trigger → a list of contacts (a Code node
+ * How a workflow built here starts: the Manual Trigger "Start" (the editor, `n8n execute`), or
+ * also a Webhook at /webhook/<path> that answers with Send's items once the run has ended.
+ */
+export interface Start {
+	webhookPath?: string;
+}
+
+/**
+ * A personalised campaign as users build it: a trigger → a list of contacts (a Code node
  * standing in for a sheet) → Send SMS, one message per contact. The contacts' numbers are
  * `<prefix>` followed by a 5-digit index; `sendOptions` and the node's settings as given.
  */
 export function contactsCampaign(
 	id: string,
 	contacts: { count: number; prefix: string },
-	send: { sendOptions?: JsonObject; settings?: JsonObject } = {},
+	send: SendSetup = {},
+	start: Start = {},
 ): JsonObject {
 	const { count, prefix } = contacts;
 	const jsCode = `return Array.from({ length: ${count} }, (_, i) => ({ json: { name: 'Contact ' + i, phone: '${prefix}' + String(i).padStart(5, '0') } }));`;
-	const node = (name: string, type: string, x: number, extra: JsonObject) => ({
-		id: `${id}-${name.replace(/\W/g, '')}`,
-		name,
-		type,
-		typeVersion: 1,
-		position: [x, 0],
-		...extra,
+	const contactList = node(id, CONTACTS_NODE_NAME, 'n8n-nodes-base.code', 220, {
+		typeVersion: 2,
+		parameters: { jsCode },
 	});
-	const next = (name: string) => ({ main: [[{ node: name, type: 'main', index: 0 }]] });
+	const sms = sendNode(id, 440, send, {
+		destinations: '={{ $json.phone }}',
+		message: '=Hi {{ $json.name }}, your order is ready.',
+	});
+	return workflowOf(id, `Campaign ${id}`, start, [contactList, sms]);
+}
+
+/**
+ * An alert as users build it: a trigger → Send SMS of the same text to the same numbers each
+ * time (`destinations` as the field holds them).
+ */
+export function alertWorkflow(
+	id: string,
+	destinations: string,
+	send: SendSetup = {},
+	start: Start = {},
+): JsonObject {
+	const sms = sendNode(id, 220, send, { destinations, message: 'ALERT: the database is down.' });
+	return workflowOf(id, `Alert ${id}`, start, [sms]);
+}
+
+/** The triggers `start` asks for, each leading to the first of `chain`, which runs in order. */
+function workflowOf(id: string, name: string, start: Start, chain: JsonObject[]): JsonObject {
+	const triggers = [
+		node(id, START_NODE_NAME, 'n8n-nodes-base.manualTrigger', 0, { parameters: {} }),
+	];
+	if (start.webhookPath !== undefined) triggers.push(webhookNode(id, start.webhookPath));
+	const next = (to: JsonObject) => ({
+		main: [[{ node: String(to.name), type: 'main', index: 0 }]],
+	});
+	const connections: JsonObject = {};
+	for (const trigger of triggers) connections[String(trigger.name)] = next(chain[0]);
+	chain.slice(1).forEach((to, index) => (connections[String(chain[index].name)] = next(to)));
 	return {
 		id,
-		name: `Campaign ${id}`,
-		nodes: [
-			node(START_NODE_NAME, 'n8n-nodes-base.manualTrigger', 0, { parameters: {} }),
-			node(CONTACTS_NODE_NAME, 'n8n-nodes-base.code', 220, {
-				typeVersion: 2,
-				parameters: { jsCode },
-			}),
-			node(SEND_NODE_NAME, SEND_NODE_TYPE, 440, {
-				parameters: {
-					resource: 'sms',
-					operation: 'send',
-					destinations: '={{ $json.phone }}',
-					message: '=Hi {{ $json.name }}, your order is ready.',
-					sendOptions: send.sendOptions ?? {},
-				},
-				credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
-				...(send.settings ?? {}),
-			}),
-		],
-		connections: {
-			[START_NODE_NAME]: next(CONTACTS_NODE_NAME),
-			[CONTACTS_NODE_NAME]: next(SEND_NODE_NAME),
-		},
+		name,
+		nodes: [...triggers, ...chain],
+		connections,
 		active: false,
 		settings: { executionOrder: 'v1' },
 		pinData: {},
 	};
+}
+
+function node(
+	workflowId: string,
+	name: string,
+	type: string,
+	x: number,
+	extra: JsonObject,
+): JsonObject {
+	const id = `${workflowId}-${name.replace(/\W/g, '')}`;
+	return { id, name, type, typeVersion: 1, position: [x, 0], ...extra };
+}
+
+function sendNode(workflowId: string, x: number, send: SendSetup, fields: JsonObject): JsonObject {
+	return node(workflowId, SEND_NODE_NAME, SEND_NODE_TYPE, x, {
+		parameters: {
+			resource: 'sms',
+			operation: 'send',
+			...fields,
+			sendOptions: send.sendOptions ?? {},
+		},
+		credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+		...(send.settings ?? {}),
+	});
+}
+
+/** POST /webhook/<path>, as the editor adds a Webhook (with a webhookId of its own). */
+function webhookNode(workflowId: string, path: string): JsonObject {
+	return node(workflowId, WEBHOOK_NODE_NAME, 'n8n-nodes-base.webhook', 0, {
+		typeVersion: 2,
+		position: [0, 200],
+		webhookId: randomUUID(),
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode: 'lastNode',
+			responseData: 'allEntries',
+			options: {},
+		},
+	});
 }
