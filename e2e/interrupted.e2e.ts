@@ -2,8 +2,8 @@
 	@n8n/community-nodes/no-restricted-globals
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * An interrupted campaign is resumed, never resent, in the real product (issue 24): `n8n start`
- * (n8n 2.41.1), the packed package, the sandbox on 127.0.0.1. A campaign of 1,000 personalised
+ * An interrupted campaign is resumed, never resent, in the real product: `n8n start`
+ * (n8n 2.x), the packed package, the sandbox on 127.0.0.1. A campaign of 1,000 personalised
  * SMS, from the editor or started by a webhook, is broken as users meet it (a 500, a connection
  * broken after the service took a request, Continue On Fail, Stop, kill -9 of n8n) and recovered
  * every way n8n offers (Retry with the original or the saved workflow, twice; running it again

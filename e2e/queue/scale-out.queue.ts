@@ -91,7 +91,7 @@ const CALLBACK_NUMBERS = ['447700900150', '447700900156'];
 const SPLIT_ROUNDS = Number(process.env.BULKSMS_QUEUE_SPLIT_ROUNDS) || 20;
 const COPIES = 20;
 
-// A campaign whose worker is killed half way (Send's record, issue 24).
+// A campaign whose worker is killed half way (Send's record).
 const CAMPAIGN_SIZE = 1000;
 const CAMPAIGN_PREFIX = '4477888';
 const CAMPAIGN = contactsCampaign('queueCampaign', {
