@@ -36,10 +36,10 @@ export const POLL_BOUNDS: Readonly<PollBounds> = { reports: 100_000, readingMs: 
 
 let bounds: Readonly<PollBounds> = POLL_BOUNDS;
 
-/** For tests only: smaller bounds until the returned function restores the previous ones. */
-export function overridePollBounds(smaller: Partial<PollBounds>): () => void {
+/** For tests only: other bounds until the returned function restores the previous ones. */
+export function overridePollBounds(other: Partial<PollBounds>): () => void {
 	const previous = bounds;
-	bounds = { ...bounds, ...smaller };
+	bounds = { ...bounds, ...other };
 	return () => {
 		bounds = previous;
 	};
