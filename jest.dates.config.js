@@ -1,11 +1,17 @@
 /**
- * The suites that name a calendar date or a time zone, for `npm run test:dates`, which runs them
- * with the clock ten and a half years ahead (faketime), in another year and the other season: a
- * test that mixes a date or a season it assumes with code that reads the clock fails there the day
- * it is written, not on the day that date falls out of a window or summer time begins
- * (CONTRIBUTING.md, "Tests on any date"). A suite is taken when it, or a helper of the test folders
- * it imports, holds `Date.UTC(2026, …)`, `Date.parse('2026…')`, `new Date('2026…')`, a
- * `2026-11-20`-like date or a zone such as `'Europe/Berlin'`; the others run only in `npm test`.
+ * The suites `npm run test:dates` runs with the clock ten and a half years ahead (faketime), in
+ * another year and the other season: a test that mixes a date or a season it assumes with code
+ * that reads the clock fails there the day it is written, not on the day that date falls out of a
+ * window or summer time begins (CONTRIBUTING.md, "Tests on any date").
+ *
+ * A suite is taken when it names a calendar date or a time zone itself (`Date.UTC(2026, …)`,
+ * `Date.parse('2026…')`, `new Date('2026…')`, a `2026-11-20`-like date, a zone such as
+ * `'Europe/Berlin'`), except:
+ * - the domain's suites (`test/domain/`): its modules never read the clock, they are given the
+ *   time (test/repository.test.ts holds that), so a moved clock cannot change them;
+ * - suites whose clock is jest's fake clock (`stopTheClock`, `setSystemTime`): their time is the
+ *   test's already.
+ * The test helpers start the sandbox at a fixed instant of their own (`startTime`).
  * @type {import('jest').Config}
  */
 const fs = require('node:fs');
@@ -18,8 +24,8 @@ const NAMES_A_DATE_OR_ZONE = [
 	/(?<!\d)(19|20)\d\d-[01]\d-[0-3]\d(?!\d)/,
 	/['"`](Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\/\w/,
 ];
-const TEST_FOLDER = /(^|\/)test\//;
-const RELATIVE_IMPORT = /\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/g;
+const OWN_CLOCK = /\bstopTheClock\(|\bsetSystemTime\(/;
+const NEVER_READS_THE_CLOCK = /(^|\/)test\/domain\//;
 
 function testFiles(folder) {
 	return fs.readdirSync(folder, { withFileTypes: true, recursive: true }).flatMap((entry) => {
@@ -28,31 +34,17 @@ function testFiles(folder) {
 	});
 }
 
-/** The module a relative import names, when it is a TypeScript file of a test folder. */
-function testHelper(from, specifier) {
-	const base = path.resolve(path.dirname(from), specifier);
-	const file = [`${base}.ts`, path.join(base, 'index.ts')].find((f) => fs.existsSync(f));
-	return file && TEST_FOLDER.test(path.relative(__dirname, file)) ? file : undefined;
-}
-
-/** Whether a file, or a test helper it imports (at any depth), names a date or a time zone. */
-function namesADateOrZone(file, seen = new Set()) {
-	if (seen.has(file)) return false;
-	seen.add(file);
+function takenAtAnyDate(file) {
+	if (NEVER_READS_THE_CLOCK.test(path.relative(__dirname, file))) return false;
 	const text = fs.readFileSync(file, 'utf8');
-	if (NAMES_A_DATE_OR_ZONE.some((pattern) => pattern.test(text))) return true;
-	for (const [, specifier] of text.matchAll(RELATIVE_IMPORT)) {
-		const helper = testHelper(file, specifier);
-		if (helper && namesADateOrZone(helper, seen)) return true;
-	}
-	return false;
+	return NAMES_A_DATE_OR_ZONE.some((pattern) => pattern.test(text)) && !OWN_CLOCK.test(text);
 }
 
 const roots = unitTests.roots.map((root) => root.replace('<rootDir>', __dirname));
 
 module.exports = {
 	...unitTests,
-	testMatch: roots.flatMap(testFiles).filter((file) => namesADateOrZone(file)),
+	testMatch: roots.flatMap(testFiles).filter(takenAtAnyDate),
 	// Both cores (jest takes one less by default): CI runs this after npm test, and pays its time.
 	maxWorkers: 2,
 };

@@ -21,6 +21,7 @@ import {
 	rawNumbers,
 	send,
 	sendOk,
+	CLI_START_MS,
 	startCli,
 	until,
 	type Call,
@@ -428,46 +429,54 @@ describe('the CLI applies its fault flags and variables to the running server', 
 			[6, 999, 3600_000],
 		],
 	];
-	it.concurrent.each(rows)('%s', async (_name, argv, env, probe, expected) => {
-		const cli = await startCli(argv, env);
-		try {
-			expect(await probe(cli)).toEqual(expected);
-		} finally {
-			await cli.stop();
-		}
-	});
+	it.concurrent.each(rows)(
+		'%s',
+		async (_name, argv, env, probe, expected) => {
+			const cli = await startCli(argv, env);
+			try {
+				expect(await probe(cli)).toEqual(expected);
+			} finally {
+				await cli.stop();
+			}
+		},
+		2 * CLI_START_MS,
+	);
 });
 
-it('after kill -9 of the CLI, a restart with its --state-file has everything answered before', async () => {
-	const dir = tempDir();
-	const stateFile = path.join(dir, 'state.json');
-	const first = await startCli(['--state-file', stateFile]);
-	let second: CliProcess | undefined;
-	try {
-		const password = 'set-before-the-kill';
-		const put = { method: 'PUT', auth: null, body: JSON.stringify({ password }) };
-		expect((await call(first, '/_sandbox/accounts/demo', put)).status).toBe(200);
-		const auth = { username: 'demo', password };
-		// Four clients keep sending, so the kill lands while writes are under way.
-		const answered: string[] = [];
-		const client = async () => {
-			for (;;) answered.push(await sendOk(first, hi, { auth }));
-		};
-		const clients = Array.from({ length: 4 }, () => client().catch(() => undefined));
-		await until(() => answered.length >= 20);
-		await first.stop('SIGKILL');
-		await Promise.all(clients);
-		// Whole (it parses), and it holds every send that was answered.
-		const saved = JSON.parse(readFileSync(stateFile, 'utf8'));
-		const ids = saved.batches.map((b: { batchId: string }) => b.batchId);
-		expect(answered.length).toBeGreaterThanOrEqual(20);
-		expect(ids).toEqual(expect.arrayContaining(answered));
-		second = await startCli(['--state-file', stateFile]);
-		expect(second.output()).toContain(`Password  ${password}   (${1000 - ids.length} credits)`);
-		for (const id of answered) expect((await getStatus(second, id, { auth })).status).toBe(200);
-	} finally {
-		await first.stop('SIGKILL');
-		await second?.stop();
-		rmSync(dir, { recursive: true, force: true });
-	}
-});
+it(
+	'after kill -9 of the CLI, a restart with its --state-file has everything answered before',
+	async () => {
+		const dir = tempDir();
+		const stateFile = path.join(dir, 'state.json');
+		const first = await startCli(['--state-file', stateFile]);
+		let second: CliProcess | undefined;
+		try {
+			const password = 'set-before-the-kill';
+			const put = { method: 'PUT', auth: null, body: JSON.stringify({ password }) };
+			expect((await call(first, '/_sandbox/accounts/demo', put)).status).toBe(200);
+			const auth = { username: 'demo', password };
+			// Four clients keep sending, so the kill lands while writes are under way.
+			const answered: string[] = [];
+			const client = async () => {
+				for (;;) answered.push(await sendOk(first, hi, { auth }));
+			};
+			const clients = Array.from({ length: 4 }, () => client().catch(() => undefined));
+			await until(() => answered.length >= 20);
+			await first.stop('SIGKILL');
+			await Promise.all(clients);
+			// Whole (it parses), and it holds every send that was answered.
+			const saved = JSON.parse(readFileSync(stateFile, 'utf8'));
+			const ids = saved.batches.map((b: { batchId: string }) => b.batchId);
+			expect(answered.length).toBeGreaterThanOrEqual(20);
+			expect(ids).toEqual(expect.arrayContaining(answered));
+			second = await startCli(['--state-file', stateFile]);
+			expect(second.output()).toContain(`Password  ${password}   (${1000 - ids.length} credits)`);
+			for (const id of answered) expect((await getStatus(second, id, { auth })).status).toBe(200);
+		} finally {
+			await first.stop('SIGKILL');
+			await second?.stop();
+			rmSync(dir, { recursive: true, force: true });
+		}
+	},
+	3 * CLI_START_MS,
+);

@@ -174,6 +174,9 @@ export interface CliProcess {
  * `sandbox/cli.ts` run by node itself (tsx as a loader), so the child's pid is the sandbox's own
  * and a SIGKILL reaches it; on a free port, without the SANDBOX_* variables of this shell.
  */
+/** How long a CLI may take to say it listens, on a loaded machine. */
+export const CLI_START_MS = 60_000;
+
 export async function startCli(
 	args: string[],
 	env: Record<string, string> = {},
@@ -199,7 +202,8 @@ export async function startCli(
 		if (child.exitCode === null && child.signalCode === null) child.kill(signal);
 		await exited;
 	};
-	await until(() => /Press Ctrl-C/.test(out) || child.exitCode !== null, 15_000);
+	// Generous: several CLIs start at once (it.concurrent), each compiling itself with tsx.
+	await until(() => /Press Ctrl-C/.test(out) || child.exitCode !== null, CLI_START_MS);
 	const baseUrl = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
 	if (!baseUrl) {
 		await stop('SIGKILL');
