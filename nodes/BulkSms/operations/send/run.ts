@@ -107,17 +107,12 @@ async function openRecord(
 ): Promise<SendRecord> {
 	const { concurrency, resumeWithinHours, resendUnknown } = plan.settings;
 	const keys = plan.sends.map((send) => send.campaign);
-	try {
-		return await SendRecord.open(
-			this,
-			keys,
-			{ concurrency, resumeWithinHours, resendUnknown },
-			process,
-		);
-	} catch (error) {
-		if (error instanceof NodeOperationError) throw error;
-		throw recordUnwritten.call(this, error as Error);
-	}
+	const settings = { concurrency, resumeWithinHours, resendUnknown };
+	const record = await SendRecord.open(this, keys, settings, process).catch((error: Error) =>
+		error instanceof NodeOperationError ? error : recordUnwritten.call(this, error),
+	);
+	if (record instanceof NodeOperationError) throw record;
+	return record;
 }
 
 /**

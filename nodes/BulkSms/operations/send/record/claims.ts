@@ -107,6 +107,7 @@ export class Claims {
 		const sending: NumberFacts[] = [];
 		const held: HeldBack[] = [];
 		let claims = 0;
+		let claimed = false;
 		try {
 			for (let numbers = request.numbers; numbers.length > 0; ) {
 				const found = await this.take({ send: request.send, numbers });
@@ -117,10 +118,10 @@ export class Claims {
 				const given = await this.settle(found.onItsWay, held);
 				numbers = given.map((fact) => fact.msisdn);
 			}
-		} catch (error) {
-			// Not sent: their claims are given back (or stay, in doubt, if the record fails).
-			this.answered(sending, claims, { outcome: 'released' }, 0);
-			throw error;
+			claimed = true;
+		} finally {
+			// Not claimed whole: what was claimed is given back (or stays in doubt, if the record fails).
+			if (!claimed) this.answered(sending, claims, { outcome: 'released' }, 0);
 		}
 		if (sending.length === 0) this.free(claims);
 		const started = Date.now();
@@ -139,7 +140,7 @@ export class Claims {
 
 	private answered(sent: NumberFacts[], claims: number, answer: Answer, ms: number): void {
 		if (sent.length === 0) return;
-		this.timing.request = average(this.timing.request, ms);
+		if (ms > 0) this.timing.request = average(this.timing.request, ms);
 		const told = () => {
 			for (const fact of sent) {
 				this.live.answer(this.liveKey(fact), { ...answer, execution: this.execution });
@@ -177,14 +178,21 @@ export class Claims {
 	private write(): void {
 		if (this.failed) return;
 		this.writing ??= this.writeRounds()
-			.catch((error: Error) => {
-				this.failed = error;
-				for (const { reject } of this.waiting.splice(0)) reject(error);
-				for (const tell of [...this.answersLearned, ...this.releasesLearned]) tell();
-				this.answersLearned = [];
-				this.releasesLearned = [];
-			})
+			.catch((error: Error) => this.fail(error))
 			.finally(() => (this.writing = undefined));
+	}
+
+	/**
+	 * The record could not be written: no claim is made any more, and runs waiting on numbers this
+	 * run holds learn it at once. Answers not written leave their claims open: in doubt, never
+	 * sent twice.
+	 */
+	private fail(error: Error): void {
+		this.failed = error;
+		for (const { reject } of this.waiting.splice(0)) reject(error);
+		for (const tell of [...this.answersLearned, ...this.releasesLearned]) tell();
+		this.answersLearned = [];
+		this.releasesLearned = [];
 	}
 
 	private async writeRounds(): Promise<void> {
@@ -202,15 +210,14 @@ export class Claims {
 			this.answerFacts = [];
 			this.freeing = 0;
 			this.answersLearned = [];
+			// The requests taken go back to wait, so that a failure reaches them with the others.
+			this.waiting.unshift(...taken);
 			try {
 				await this.claimRound(taken, answers);
-			} catch (error) {
-				// Answers not written leave their claims open: in doubt, never sent twice.
-				for (const { reject } of taken) reject(error as Error);
-				throw error;
 			} finally {
 				for (const tell of learned) tell();
 			}
+			this.waiting.splice(0, taken.length);
 			this.open += taken.length - freed;
 			this.widest = Math.max(this.widest, this.open);
 		}
