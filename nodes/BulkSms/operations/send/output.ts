@@ -92,13 +92,15 @@ function heldOutcome(held: readonly HeldBack[]): HeldBack['state'] {
 
 /**
  * What the run held back, for a hint on Send (execute.ts): how many numbers, sent before or in
- * doubt, and when the record made the run claim further ahead than Concurrent Requests.
+ * doubt; when the record made the run claim further ahead than Concurrent Requests; and when the
+ * record outgrew what n8n's store keeps.
  */
 export function heldBackHint(
 	sent: readonly SendResults[],
 	concurrency: number,
-	widest: number,
+	record: { widest: number; dropped: number } = { widest: 0, dropped: 0 },
 ): string | undefined {
+	const { widest, dropped } = record;
 	const held = sent.flatMap(({ results }) => results.flatMap((r) => ('held' in r ? r.held : [])));
 	const doubt = held.filter((number) => number.state === 'in doubt').length;
 	const said: string[] = [];
@@ -106,6 +108,11 @@ export function heldBackHint(
 		const campaigns = [...new Set(sent.map((s) => s.campaign?.label).filter(Boolean))].join(', ');
 		said.push(
 			`Held back ${count(held.length)} number(s) that ${campaigns} sent before: ${count(held.length - doubt)} accepted then, ${count(doubt)} in doubt (send_outcome "in doubt": check them with your provider). To send the same text again, give a new Campaign Key or turn off Send Each Number Once.`,
+		);
+	}
+	if (dropped > 0) {
+		said.push(
+			`Send's record is full: n8n dropped its oldest ${count(dropped)} values. A run that resumes the campaign they belonged to could send those numbers again: give it a new Campaign Key, or keep campaigns under a million numbers per Send node.`,
 		);
 	}
 	if (widest > concurrency) {

@@ -91,6 +91,11 @@ export class Claims {
 	/** The most claims open at once in this run. */
 	widest = 0;
 
+	/** The values the record holds, as far as this run can tell (at its start, and what it added). */
+	get values(): number {
+		return this.recordValues;
+	}
+
 	constructor(
 		private readonly store: RecordStore,
 		private readonly live: LiveSends,

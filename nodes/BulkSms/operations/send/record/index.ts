@@ -11,7 +11,7 @@ import { apart, campaignOf, SET_APART_KEY, type Campaign, type RunStart } from '
 import { Claims, type Claimed, type RequestNumbers } from './claims';
 import { sendKeyOf } from './facts';
 import { LiveSends } from './live';
-import { RecordStore } from './store';
+import { RECORD_ENTRIES, RecordStore } from './store';
 
 export type { Campaign } from './campaign';
 export type { Answer, Claimed, HeldBack } from './claims';
@@ -80,9 +80,16 @@ export class SendRecord {
 		return await this.claims.claim(request);
 	}
 
-	/** The most requests claimed and unanswered at once: at most those were in doubt had n8n died. */
-	get widest(): number {
-		return this.claims.widest;
+	/**
+	 * What the run tells the user of the record: the most requests claimed and unanswered at once
+	 * (at most those were in doubt had n8n died), and how many of the oldest values n8n dropped
+	 * because the record was full (a resume of their campaigns could send those numbers again).
+	 */
+	get report(): { widest: number; dropped: number } {
+		return {
+			widest: this.claims.widest,
+			dropped: Math.max(0, this.claims.values - RECORD_ENTRIES),
+		};
 	}
 
 	/**
