@@ -355,6 +355,7 @@ async function interruptedAndResumed(product: Product, interrupted: Interrupted)
 		const credits = sandbox.accounts()[0].credits;
 		const accepted = () => credits - sandbox.accounts()[0].credits;
 		const ownPeak = peakOfThisProcess();
+		const stopEcho = echoProgress(product);
 		const started = performance.now();
 		const firstMeter = meter(product.server.pid as number);
 		let ended: unknown;
@@ -389,6 +390,7 @@ async function interruptedAndResumed(product: Product, interrupted: Interrupted)
 		const spread = [0, 1, 2].map((n) => times.filter((t) => (n < 2 ? t === n : t >= n)).length);
 		const countMs = performance.now() - countedAt;
 		const benchPeak = ownPeak();
+		stopEcho();
 
 		console.log(
 			`[interrupted] ${scenario.label}: kill -9 at ${grouped(acceptedAtKill)} accepted ` +
@@ -430,6 +432,17 @@ async function interruptedAndResumed(product: Product, interrupted: Interrupted)
 	});
 }
 
+/** Send's progress lines in n8n's log (every 30 s of a long run), said again here once a minute. */
+function echoProgress(product: Product): () => void {
+	let said = '';
+	const echo = setInterval(() => {
+		const lines = product.server.log.match(/^.*Bulk SMS Send .*(so far|at the end): .*$/gm);
+		const last = lines?.at(-1) ?? '';
+		if (last !== said) console.log(`  n8n: ${(said = last).trim()}`);
+	}, 60_000).unref();
+	return () => clearInterval(echo);
+}
+
 /** How many times the sandbox accepted each number of the campaign, by index. */
 function timesAccepted(sandbox: Sandbox, numbers: number): number[] {
 	const accepted = new Map(
@@ -441,7 +454,10 @@ function timesAccepted(sandbox: Sandbox, numbers: number): number[] {
 /** This process's peak resident set (the sandbox lives in it), MiB, sampled until called. */
 function peakOfThisProcess(): () => number {
 	let peak = process.memoryUsage.rss();
-	const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 250);
+	const sampler = setInterval(
+		() => (peak = Math.max(peak, process.memoryUsage.rss())),
+		250,
+	).unref();
 	return () => {
 		clearInterval(sampler);
 		return Math.max(peak, process.memoryUsage.rss()) / 2 ** 20;
