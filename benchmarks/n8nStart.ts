@@ -12,11 +12,14 @@
  * of its task runner over it (processMeter.ts), how many requests the sandbox had in flight, and
  * how many ids in the answer are exactly the sandbox's. What a leg needs beforehand (a Send
  * node's record, say) is made by a scenario's setup, through runs from the editor: the workflow's
- * test webhook, which n8n runs in mode `manual`, as when a user clicks Execute workflow.
+ * test webhook, which n8n runs in mode `manual`, as when a user clicks Execute workflow. A
+ * scenario that is not legs in rounds (an interrupted campaign, record.ts) drives the same product
+ * itself: a sandbox kept over several runs, `kill -9` of n8n and a restart on the same database.
  * BULKSMS_BENCH_TARBALL=<file.tgz> measures a package packed elsewhere (an earlier commit)
  * instead of this checkout.
  */
 import { request } from 'node:http';
+import * as path from 'node:path';
 
 import { N8nInstance } from '../scripts/n8n/instance';
 import { packRepo } from '../scripts/n8n/package';
@@ -55,6 +58,11 @@ export interface Scenario {
 	prepare?: (sandbox: Sandbox) => Promise<void>;
 	/** How many ids in the answer are exactly the sandbox's, of how many. */
 	check: (sandbox: Sandbox, answer: JsonObject[]) => { exact: number; total: number };
+	/**
+	 * Figures read from the leg's execution as n8n saved it (the public API's text, with its run
+	 * data), after the leg (not timed).
+	 */
+	fromExecution?: (execution: string) => Record<string, number>;
 	/** Counted rounds, when a leg takes minutes (figures.ts's ROUNDS otherwise). */
 	rounds?: number;
 }
@@ -65,22 +73,32 @@ export interface LegResult extends ProcessFigures {
 	ids_total: number;
 	in_flight_mean: number;
 	in_flight_max: number;
+	/** The scenario's `fromExecution` figures; none without it. */
+	execution: Record<string, number>;
 }
 
 /** n8n started with the package, the workflows of the scenarios imported and active. */
 export interface Product {
 	/** One leg: the production webhook called, measured. */
 	run(scenario: string, side: Side): Promise<LegResult>;
+	/** Work against a fresh sandbox on the credential's port, kept until the work ends. */
+	sandboxed<T>(work: (sandbox: Sandbox) => Promise<T>): Promise<T>;
 	/**
-	 * A run from the editor (mode `manual`), not measured: the test webhook called with `body`
-	 * (the Webhook node's `body`); what the last node answered, and the sandbox it ran against.
+	 * A run from the editor (mode `manual`), not measured, against the sandbox of `sandboxed`: the
+	 * test webhook called with `body` (the Webhook node's `body`); what the last node answered.
 	 */
-	runInEditor(
-		scenario: string,
-		side: Side,
-		body: JsonObject,
-	): Promise<{ answer: JsonObject[]; received: ReturnType<Sandbox['received']> }>;
+	runInEditor(scenario: string, side: Side, body?: JsonObject): Promise<JsonObject[]>;
+	/**
+	 * `kill -9` of n8n and its task runner, as a crash or an out-of-memory kill does, then `n8n
+	 * start` again on the same database, logged in; the running execution is lost to n8n.
+	 */
+	crashAndRestart(): Promise<void>;
+	/** The public API's text of the side's newest execution (its run data too), once saved. */
+	newestExecution(scenario: string, side: Side): Promise<string>;
+	/** The running `n8n start` (another one after `crashAndRestart`). */
 	readonly server: N8nServer;
+	/** n8n's SQLite database file, to read what n8n shows nobody (a node's deduplication store). */
+	readonly database: string;
 	/** performance.now() when `n8n start` was spawned (where its CPU profile starts). */
 	readonly startedAt: number;
 	stop(): Promise<void>;
@@ -110,10 +128,10 @@ export async function startProduct(
 			),
 		);
 		const startedAt = performance.now();
-		const server = await n8n.startServerAsOwner(options);
+		let server = await n8n.startServerAsOwner(options);
 		for (const scenario of scenarios) {
 			for (const side of Object.keys(scenario.nodes)) {
-				await server.activateWorkflow(workflowIdOf(scenario, side));
+				await server.activateWorkflow(workflowIdOf(scenario.key, side));
 				await server.waitForWebhook(webhookUrl(server, scenario, side));
 			}
 		}
@@ -144,12 +162,20 @@ export async function startProduct(
 					return await leg(server, scenario, side, fresh);
 				});
 			},
-			runInEditor: async (key, side, body) =>
-				await withSandbox(async (fresh) => {
-					const answer = await editorRun(server, scenarioOf(key), side, body);
-					return { answer, received: fresh.received() };
-				}),
-			server,
+			sandboxed: withSandbox,
+			runInEditor: async (key, side, body = {}) =>
+				await editorRun(server, scenarioOf(key), side, body),
+			crashAndRestart: async () => {
+				await server.crash();
+				server = await n8n.startServer(options);
+				await server.login();
+				await server.createApiKey('after-crash');
+			},
+			newestExecution: async (key, side) => await executionAfter(server, scenarioOf(key), side, 0),
+			get server() {
+				return server;
+			},
+			database: path.join(n8n.userFolder, '.n8n', 'database.sqlite'),
 			startedAt,
 			stop: async () => {
 				await sandbox?.stop();
@@ -203,6 +229,7 @@ async function leg(
 	const url = webhookUrl(server, scenario, side);
 	for (let attempt = 1; ; attempt++) {
 		await databaseReady(server);
+		const before = scenario.fromExecution ? await newestExecution(server, scenario, side) : 0;
 		const measuring = meter(server.pid as number);
 		const start = performance.now();
 		const { status, text } = await post(url);
@@ -212,8 +239,44 @@ async function leg(
 		if (status === 503 && text.includes('Database is not ready') && attempt < 5) continue;
 		if (status !== 200)
 			throw new Error(`bench: ${scenario.key} (${side}) answered ${status}: ${text.slice(0, 500)}`);
-		return { ms, ...figures, ...checked(scenario, sandbox, text) };
+		const execution = scenario.fromExecution
+			? scenario.fromExecution(await executionAfter(server, scenario, side, before))
+			: {};
+		return { ms, ...figures, ...checked(scenario, sandbox, text), execution };
 	}
+}
+
+/** The id of the side's newest execution, or 0 when it has none. */
+async function newestExecution(server: N8nServer, scenario: Scenario, side: Side): Promise<number> {
+	const [newest] = await server.executionSummaries(workflowIdOf(scenario.key, side));
+	return newest ? Number(newest.id) : 0;
+}
+
+/** The public API's text of the side's newest execution, once n8n has saved it; newer than `before`. */
+async function executionAfter(
+	server: N8nServer,
+	scenario: Scenario,
+	side: Side,
+	before: number,
+): Promise<string> {
+	let after: JsonObject | undefined;
+	const saved = async () => {
+		const [newest] = await server.executionSummaries(workflowIdOf(scenario.key, side));
+		after = newest && Number(newest.id) > before && newest.stoppedAt ? newest : undefined;
+		return after !== undefined;
+	};
+	await waitUntil(saved, 60_000, `bench: ${scenario.key} (${side}): its execution saved`);
+	return await executionText(server, String(after?.id));
+}
+
+/** An execution with its run data, as the public API's text (large runs are not parsed whole). */
+export async function executionText(server: N8nServer, id: string): Promise<string> {
+	const response = await server.fetch('GET', `/api/v1/executions/${id}?includeData=true`, {
+		auth: 'apiKey',
+	});
+	const text = await response.text();
+	if (!response.ok) throw new Error(`bench: execution ${id} answered ${response.status}: ${text}`);
+	return text;
 }
 
 /** The editor's Execute workflow on a Webhook-started workflow, then the call it waits for. */
@@ -226,7 +289,7 @@ async function editorRun(
 	await databaseReady(server);
 	const listening = await server.request<{ data: { waitingForWebhook?: boolean } }>(
 		'POST',
-		`/rest/workflows/${workflowIdOf(scenario, side)}/run`,
+		`/rest/workflows/${workflowIdOf(scenario.key, side)}/run`,
 		{ body: { triggerToStartFrom: { name: 'Webhook' } } },
 	);
 	if (!listening.data.waitingForWebhook)
@@ -287,8 +350,9 @@ export function batchIds(sandbox: Sandbox, answer: JsonObject[]): { exact: numbe
 
 // The workflows.
 
-const workflowIdOf = (scenario: Scenario, side: Side) =>
-	`bench${scenario.key}${side}`.replace(/[^a-z0-9]/gi, '');
+/** The id of a scenario's workflow for a side, in n8n's database. */
+export const workflowIdOf = (key: string, side: Side) =>
+	`bench${key}${side}`.replace(/[^a-z0-9]/gi, '');
 
 const webhookPath = (scenario: Scenario, side: Side) => `bench-${scenario.key}-${side}`;
 
@@ -324,7 +388,7 @@ function workflow(scenario: Scenario, side: Side, baseUrl: string): JsonObject {
 		};
 	});
 	return {
-		id: workflowIdOf(scenario, side),
+		id: workflowIdOf(scenario.key, side),
 		name: `Bench: ${scenario.key} (${side})`,
 		nodes,
 		connections,

@@ -188,7 +188,8 @@ function figureOf(scenario: Scenario, counted: Record<Side, LegResult[]>): Figur
 	const ms = (side: Side) => counted[side].map((result) => result.ms);
 	const extra: Record<string, number> = {};
 	for (const side of Object.keys(counted)) {
-		const of = (name: keyof LegResult) => median(counted[side].map((result) => result[name]));
+		const of = (name: Exclude<keyof LegResult, 'execution'>) =>
+			median(counted[side].map((result) => result[name]));
 		for (const name of [
 			'main_cpu_s',
 			'runner_cpu_s',
