@@ -38,7 +38,7 @@ export type JsonExpression = (json: unknown) => unknown;
 /** A piece of a template: text as written, or the keys of one `$json` reference. */
 type Piece = string | readonly string[];
 
-/** n8n refuses a parameter holding `.constructor`, wherever it is (expression.ts). */
+/** n8n refuses a parameter holding `.constructor`, wherever it is (n8n-workflow, expression.ts). */
 const CONSTRUCTOR = /\.\s*constructor/;
 
 /**

@@ -6,7 +6,7 @@
  * - workflow.ts: runWorkflow, startWorkflow (to Stop it), outputOf, errorOf (WorkflowExecute);
  * - logger.ts: engineLogger, the logger nodes get as this.logger;
  * - deduplication.ts: n8n's deduplication store, where Send keeps its record (recordOf,
- *   storeCalls, failStoreCalls for tests that look at it);
+ *   storeCalls, failStoreCalls, valuesTakenOut for tests that look at it);
  * - poll.ts: pollOnce (PollContext, PollTriggerExecutor, static data as n8n saves it);
  * - credentialTest.ts: testCredential (as n8n's credential tester runs a declarative test);
  * - webhook.ts: a webhook trigger's webhook() through n8n-core's WebhookContext, behind HTTP;
@@ -25,7 +25,7 @@ export {
 	loadPackageNodeType,
 } from './nodeTypes';
 export { errorOf, outputOf, retryRun, runWorkflow, startWorkflow } from './workflow';
-export { failStoreCalls, recordOf, storeCalls } from './deduplication';
+export { failStoreCalls, recordOf, storeCalls, valuesTakenOut } from './deduplication';
 export { engineLogger } from './logger';
 export { pollOnce, type PollOutcome } from './poll';
 export { testCredential } from './credentialTest';

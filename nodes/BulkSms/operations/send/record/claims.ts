@@ -14,7 +14,14 @@
  * never answered). When that run is still running in this n8n process, this one waits for its
  * answer instead (LiveSends): nobody held back for a run in flight, nobody sent twice because of it.
  */
-import { factsOf, UNKNOWN_CAUSES, type NumberFacts, type UnknownCause } from './facts';
+import {
+	factsOf,
+	requestFactsOf,
+	UNKNOWN_CAUSES,
+	type NumberFacts,
+	type RequestFacts,
+	type UnknownCause,
+} from './facts';
 import type { LiveAnswer, LiveSends } from './live';
 import type { RecordStore } from './store';
 
@@ -55,8 +62,15 @@ const SMALL_RECORD = 50_000;
 /** The record's calls may cost this share of the sending time. */
 const RECORD_SHARE = 0.1;
 
+/** A request's numbers as one call claimed them; fresh: no earlier run claimed them together. */
+interface Take {
+	facts: RequestFacts;
+	fresh: boolean;
+}
+
 /** What one call found for one request. */
 interface Found {
+	take: Take;
 	sending: NumberFacts[];
 	held: HeldBack[];
 	/** Claimed by another run of this n8n process, which is sending them now. */
@@ -111,12 +125,14 @@ export class Claims {
 	async claim(request: RequestNumbers): Promise<Claimed> {
 		const sending: NumberFacts[] = [];
 		const held: HeldBack[] = [];
+		const takes: Take[] = [];
 		let claims = 0;
 		let claimed = false;
 		try {
 			for (let numbers = request.numbers; numbers.length > 0; ) {
 				const found = await this.take({ send: request.send, numbers });
 				claims++;
+				takes.push(found.take);
 				sending.push(...found.sending);
 				held.push(...found.held);
 				// Numbers the other run gave back (it did not send them) are claimed again, by this run.
@@ -126,14 +142,22 @@ export class Claims {
 			claimed = true;
 		} finally {
 			// Not claimed whole: what was claimed is given back (or stays in doubt, if the record fails).
-			if (!claimed) this.answered(sending, claims, { outcome: 'released' }, 0);
+			if (!claimed) this.answered(sending, claims, { outcome: 'released' }, 0, freshClaims(takes));
 		}
-		if (sending.length === 0) this.free(claims);
+		const whole = takes.length === 1 && sending.length === request.numbers.length;
+		if (sending.length === 0) this.free(claims, freshSplits(takes));
 		const started = Date.now();
 		return {
 			sending: sending.map((fact) => fact.msisdn),
 			held,
-			answered: (answer) => this.answered(sending, claims, answer, Date.now() - started),
+			answered: (answer) =>
+				this.answered(
+					sending,
+					claims,
+					answer,
+					Date.now() - started,
+					requestAnswer(takes, whole, answer),
+				),
 		};
 	}
 
@@ -143,7 +167,14 @@ export class Claims {
 		return this.failed;
 	}
 
-	private answered(sent: NumberFacts[], claims: number, answer: Answer, ms: number): void {
+	/** `ofRequests`: the facts of the requests as claimed that this answer writes (or gives back). */
+	private answered(
+		sent: NumberFacts[],
+		claims: number,
+		answer: Answer,
+		ms: number,
+		ofRequests: string[],
+	): void {
 		if (sent.length === 0) return;
 		if (ms > 0) this.timing.request = average(this.timing.request, ms);
 		const told = () => {
@@ -154,20 +185,22 @@ export class Claims {
 		// The record cannot be written: runs waiting on these numbers learn it at once.
 		if (this.failed) return told();
 		if (answer.outcome === 'released') {
-			this.releases.push(...sent.map((fact) => fact.claim));
+			this.releases.push(...sent.map((fact) => fact.claim), ...ofRequests);
 			this.releasing += claims;
 			this.releasesLearned.push(told);
 		} else {
 			const factOf = (fact: NumberFacts) =>
 				answer.outcome === 'accepted' ? fact.accepted : fact.unknown[answer.cause];
-			this.answerFacts.push(...sent.map(factOf));
+			this.answerFacts.push(...sent.map(factOf), ...ofRequests);
 			this.freeing += claims;
 			this.answersLearned.push(told);
 		}
 		this.write();
 	}
 
-	private free(claims: number): void {
+	/** Claims that sent nothing: freed, with the facts their requests leave (`split`). */
+	private free(claims: number, facts: string[]): void {
+		this.answerFacts.push(...facts);
 		this.open -= claims;
 		this.write();
 	}
@@ -249,14 +282,25 @@ export class Claims {
 		const facts = taken.map(({ request }) =>
 			request.numbers.map((msisdn) => factsOf(request.send, msisdn)),
 		);
-		const claims = facts.flat().map((fact) => fact.claim);
+		const requests = taken.map(({ request }) => requestFactsOf(request.send, request.numbers));
+		const claims = [...facts.flat(), ...requests].map((fact) => fact.claim);
 		const started = Date.now();
 		const before = await this.store.record([...claims, ...answers]);
 		this.timing.call = average(this.timing.call, Date.now() - started);
 		this.recordValues += claims.length + answers.length - before.size;
-		const found = await this.earlier(facts.flat().filter((fact) => before.has(fact.claim)));
+		const takes = requests.map((request) => ({
+			facts: request,
+			fresh: !before.has(request.claim),
+		}));
+		const found = await this.earlier(
+			facts.map((numbers, index) => ({
+				take: takes[index],
+				numbers: numbers.filter((fact) => before.has(fact.claim)),
+				whole: numbers.every((fact) => before.has(fact.claim)),
+			})),
+		);
 		taken.forEach(({ resolve }, index) => {
-			const result: Found = { sending: [], held: [], onItsWay: [] };
+			const result: Found = { take: takes[index], sending: [], held: [], onItsWay: [] };
 			for (const fact of facts[index]) {
 				const earlier = found.get(fact.claim);
 				if (earlier === undefined) {
@@ -273,17 +317,27 @@ export class Claims {
 	/**
 	 * What the record says of numbers claimed before: sent before, in doubt (and why), or on their
 	 * way in another run of this process. In doubt goes out again only with Resend Numbers With
-	 * Unknown Outcome: then its claim is this run's.
+	 * Unknown Outcome: then its claim is this run's. A request an earlier run claimed whole, with
+	 * the same numbers, is asked as one (facts.ts says why); any other by its numbers.
 	 */
 	private async earlier(
-		claimed: NumberFacts[],
+		requests: ClaimedBefore[],
 	): Promise<Map<string, HeldBack | typeof ON_ITS_WAY>> {
 		const found = new Map<string, HeldBack | typeof ON_ITS_WAY>();
 		const asked: NumberFacts[] = [];
-		for (const fact of claimed) {
-			if (this.live.answerOf(this.liveKey(fact))) found.set(fact.claim, ON_ITS_WAY);
-			else asked.push(fact);
+		const askedWhole: ClaimedBefore[] = [];
+		for (const request of requests) {
+			const notLive = request.numbers.filter((fact) => {
+				if (!this.live.answerOf(this.liveKey(fact))) return true;
+				found.set(fact.claim, ON_ITS_WAY);
+				return false;
+			});
+			const asOne =
+				!request.take.fresh && request.whole && notLive.length === request.numbers.length;
+			if (asOne) askedWhole.push(request);
+			else asked.push(...notLive);
 		}
+		asked.push(...(await this.earlierRequests(askedWhole, found)));
 		if (asked.length === 0) return found;
 		const accepted = await this.store.has(asked.map((fact) => fact.accepted));
 		const doubtful = asked.filter((fact) => !accepted.has(fact.accepted));
@@ -299,6 +353,48 @@ export class Claims {
 			}
 		}
 		return found;
+	}
+
+	/**
+	 * Requests an earlier run claimed with the same numbers: sent before when accepted; otherwise in
+	 * doubt, for the cause the request's facts give, unless it did not go out whole (`split`) or
+	 * numbers in doubt are to be sent again: their numbers are returned, to be asked one by one.
+	 */
+	private async earlierRequests(
+		requests: ClaimedBefore[],
+		found: Map<string, HeldBack | typeof ON_ITS_WAY>,
+	): Promise<NumberFacts[]> {
+		if (requests.length === 0) return [];
+		const accepted = await this.store.has(requests.map(({ take }) => take.facts.accepted));
+		const hold = (request: ClaimedBefore, state: HeldBack['state'], cause?: UnknownCause) => {
+			for (const fact of request.numbers) {
+				found.set(fact.claim, { msisdn: fact.msisdn, state, cause });
+			}
+		};
+		const doubtful = requests.filter((request) => {
+			if (!accepted.has(request.take.facts.accepted)) return true;
+			hold(request, 'sent before');
+			return false;
+		});
+		if (this.resendUnknown) return doubtful.flatMap((request) => request.numbers);
+		const said = await this.store.has(
+			doubtful.flatMap(({ take }) => [
+				take.facts.split,
+				...UNKNOWN_CAUSES.map((cause) => take.facts.unknown[cause]),
+			]),
+		);
+		const byNumber: NumberFacts[] = [];
+		for (const request of doubtful) {
+			const { split, unknown } = request.take.facts;
+			if (said.has(split)) byNumber.push(...request.numbers);
+			else
+				hold(
+					request,
+					'in doubt',
+					UNKNOWN_CAUSES.find((cause) => said.has(unknown[cause])),
+				);
+		}
+		return byNumber;
 	}
 
 	/**
@@ -329,6 +425,34 @@ export class Claims {
 }
 
 const ON_ITS_WAY = Symbol('on its way in another run of this process');
+
+/** A request's numbers that earlier runs claimed; whole: every one of its numbers. */
+interface ClaimedBefore {
+	take: Take;
+	numbers: NumberFacts[];
+	whole: boolean;
+}
+
+/** The claims of requests this run claimed first, to be given back with their numbers' claims. */
+function freshClaims(takes: readonly Take[]): string[] {
+	return takes.filter((take) => take.fresh).map((take) => take.facts.claim);
+}
+
+/** Requests this run claimed first that send nothing: only their numbers' facts can tell. */
+function freshSplits(takes: readonly Take[]): string[] {
+	return takes.filter((take) => take.fresh).map((take) => take.facts.split);
+}
+
+/**
+ * What an answer says of the requests as claimed: a request that went out whole has the answer's
+ * outcome; one that did not, `split`; a request given back, its claims given back too.
+ */
+function requestAnswer(takes: readonly Take[], whole: boolean, answer: Answer): string[] {
+	if (answer.outcome === 'released') return freshClaims(takes);
+	if (!whole) return takes.map((take) => take.facts.split);
+	const { facts } = takes[0];
+	return [answer.outcome === 'accepted' ? facts.accepted : facts.unknown[answer.cause]];
+}
 
 function heldByLive(msisdn: string, answer: LiveAnswer): HeldBack {
 	if (answer.outcome === 'accepted') {

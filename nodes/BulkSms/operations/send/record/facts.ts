@@ -7,6 +7,12 @@
  *   accepted <send> <number>         the service accepted it
  *   unknown <why> <send> <number>    the service's answer left its outcome unknown, and why
  *   kept <hour>                      a run left something to resume in this hour (store.ts)
+ *
+ * and of each request, named by its numbers in order, the same three, plus `split`: the request
+ * did not go out whole (some of its numbers were held back), so only its numbers' facts tell.
+ * A run that resumes with the same requests asks a request's few facts instead of each number's:
+ * asking n8n's store about a value records it, and taking an absent one out again costs a search
+ * of the whole record, so a request in doubt of 1,000 numbers costs four such searches, not 4,000.
  */
 import { createHash } from 'crypto';
 
@@ -39,6 +45,20 @@ export function factsOf(send: string, msisdn: string): NumberFacts {
 		accepted: `accepted ${send} ${msisdn}`,
 		unknown,
 	};
+}
+
+/** What the record says of one request as sent. */
+export interface RequestFacts {
+	claim: string;
+	accepted: string;
+	split: string;
+	unknown: Record<UnknownCause, string>;
+}
+
+export function requestFactsOf(send: string, numbers: readonly string[]): RequestFacts {
+	const request = createHash('sha256').update(numbers.join(',')).digest('base64');
+	const { claim, accepted, unknown } = factsOf(send, `request ${request}`);
+	return { claim, accepted, split: `split ${send} ${request}`, unknown };
 }
 
 const KEPT = 'kept ';
