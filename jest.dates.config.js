@@ -8,7 +8,7 @@
  * `Date.parse('2026…')`, `new Date('2026…')`, a `2026-11-20`-like date, a zone such as
  * `'Europe/Berlin'`), except:
  * - the domain's suites (`test/domain/`): its modules never read the clock, they are given the
- *   time (test/repository.test.ts holds that), so a moved clock cannot change them;
+ *   time (test/domain/noClock.test.ts holds that), so a moved clock cannot change them;
  * - suites whose clock is jest's fake clock (`stopTheClock`, `setSystemTime`): their time is the
  *   test's already.
  * The test helpers start the sandbox at a fixed instant of their own (`startTime`).
