@@ -58,11 +58,6 @@ export interface Scenario {
 	prepare?: (sandbox: Sandbox) => Promise<void>;
 	/** How many ids in the answer are exactly the sandbox's, of how many. */
 	check: (sandbox: Sandbox, answer: JsonObject[]) => { exact: number; total: number };
-	/**
-	 * Figures read from the leg's execution as n8n saved it (the public API's text, with its run
-	 * data), after the leg (not timed).
-	 */
-	fromExecution?: (execution: string) => Record<string, number>;
 	/** Counted rounds, when a leg takes minutes (figures.ts's ROUNDS otherwise). */
 	rounds?: number;
 }
@@ -73,8 +68,6 @@ export interface LegResult extends ProcessFigures {
 	ids_total: number;
 	in_flight_mean: number;
 	in_flight_max: number;
-	/** The scenario's `fromExecution` figures; none without it. */
-	execution: Record<string, number>;
 }
 
 /** n8n started with the package, the workflows of the scenarios imported and active. */
@@ -93,8 +86,6 @@ export interface Product {
 	 * start` again on the same database, logged in; the running execution is lost to n8n.
 	 */
 	crashAndRestart(): Promise<void>;
-	/** The public API's text of the side's newest execution (its run data too), once saved. */
-	newestExecution(scenario: string, side: Side): Promise<string>;
 	/** The running `n8n start` (another one after `crashAndRestart`). */
 	readonly server: N8nServer;
 	/** n8n's SQLite database file, to read what n8n shows nobody (a node's deduplication store). */
@@ -171,7 +162,6 @@ export async function startProduct(
 				await server.login();
 				await server.createApiKey('after-crash');
 			},
-			newestExecution: async (key, side) => await executionAfter(server, scenarioOf(key), side, 0),
 			get server() {
 				return server;
 			},
@@ -229,7 +219,6 @@ async function leg(
 	const url = webhookUrl(server, scenario, side);
 	for (let attempt = 1; ; attempt++) {
 		await databaseReady(server);
-		const before = scenario.fromExecution ? await newestExecution(server, scenario, side) : 0;
 		const measuring = meter(server.pid as number);
 		const start = performance.now();
 		const { status, text } = await post(url);
@@ -239,44 +228,8 @@ async function leg(
 		if (status === 503 && text.includes('Database is not ready') && attempt < 5) continue;
 		if (status !== 200)
 			throw new Error(`bench: ${scenario.key} (${side}) answered ${status}: ${text.slice(0, 500)}`);
-		const execution = scenario.fromExecution
-			? scenario.fromExecution(await executionAfter(server, scenario, side, before))
-			: {};
-		return { ms, ...figures, ...checked(scenario, sandbox, text), execution };
+		return { ms, ...figures, ...checked(scenario, sandbox, text) };
 	}
-}
-
-/** The id of the side's newest execution, or 0 when it has none. */
-async function newestExecution(server: N8nServer, scenario: Scenario, side: Side): Promise<number> {
-	const [newest] = await server.executionSummaries(workflowIdOf(scenario.key, side));
-	return newest ? Number(newest.id) : 0;
-}
-
-/** The public API's text of the side's newest execution, once n8n has saved it; newer than `before`. */
-async function executionAfter(
-	server: N8nServer,
-	scenario: Scenario,
-	side: Side,
-	before: number,
-): Promise<string> {
-	let after: JsonObject | undefined;
-	const saved = async () => {
-		const [newest] = await server.executionSummaries(workflowIdOf(scenario.key, side));
-		after = newest && Number(newest.id) > before && newest.stoppedAt ? newest : undefined;
-		return after !== undefined;
-	};
-	await waitUntil(saved, 60_000, `bench: ${scenario.key} (${side}): its execution saved`);
-	return await executionText(server, String(after?.id));
-}
-
-/** An execution with its run data, as the public API's text (large runs are not parsed whole). */
-export async function executionText(server: N8nServer, id: string): Promise<string> {
-	const response = await server.fetch('GET', `/api/v1/executions/${id}?includeData=true`, {
-		auth: 'apiKey',
-	});
-	const text = await response.text();
-	if (!response.ok) throw new Error(`bench: execution ${id} answered ${response.status}: ${text}`);
-	return text;
 }
 
 /** The editor's Execute workflow on a Webhook-started workflow, then the call it waits for. */

@@ -24,9 +24,8 @@
  *   accepted half the numbers, started again, and the campaign run again from the editor; then,
  *   per number, how many times the sandbox accepted it, and which numbers the resumed run names
  *   in doubt (a Code node after Send gathers them, so that n8n hands back one item).
- * The widest claims (requests claimed ahead of their answers: in doubt had n8n died) are read from
- * the hint on Send in the execution n8n saved. BENCH_ONLY=<key> runs one scenario; each runs in its
- * own n8n, so that no leg's memory figures carry another scenario's heap.
+ * BENCH_ONLY=<key> runs one scenario; each runs in its own n8n, so that no leg's memory figures
+ * carry another scenario's heap.
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -65,8 +64,6 @@ const CAMPAIGN_ROWS = 100_000;
 const MILLION = 1_000_000;
 /** Numbers sent by one run from the editor that fills a record (one item, 1,000 a request). */
 const FILL_RUN = 100_000;
-/** Send's default Concurrent Requests: without a hint, at most that many were claimed ahead. */
-const CONCURRENCY = 8;
 /** A run of a million numbers under load takes long; an hour and more is a finding, not a hang. */
 const RUN_TIMEOUT_MS = 4 * 3_600_000;
 
@@ -134,14 +131,12 @@ export const SCENARIOS: Scenario[] = [
 		},
 		setup: fillRecords,
 		check: sentEveryNumber,
-		fromExecution: widestClaims,
 	},
 	{
 		key: 'record_campaign_100k',
 		label: `${grouped(CAMPAIGN_ROWS)} personalised rows, one request each: Send with its record vs without`,
 		nodes: { on: sendCampaign(true), [OFF]: sendCampaign(false) },
 		check: batchIds,
-		fromExecution: widestClaims,
 		// A leg takes minutes, so a disturbed second weighs little in it: 3 pairs after the warm-up.
 		rounds: 3,
 	},
@@ -226,15 +221,6 @@ function sentEveryNumber(sandbox: Sandbox, answer: JsonObject[]): { exact: numbe
 	return batchIds(sandbox, answer);
 }
 
-/**
- * The most requests the run claimed ahead of their answers, as its hint on Send says; 0 when there
- * is no such hint: then at most Concurrent Requests were.
- */
-function widestClaims(execution: string): Record<string, number> {
-	const said = /claimed up to ([\d,]+) requests ahead/.exec(execution);
-	return { widest_claims: said ? Number(said[1].replace(/,/g, '')) : 0 };
-}
-
 /** `npm run bench -- --only record`: each scenario in its own n8n, the load said before and after. */
 export async function figures(): Promise<Figure[]> {
 	const result: Figure[] = [];
@@ -301,7 +287,6 @@ function figureOf(scenario: Scenario, side: Side, counted: Record<Side, LegResul
 	extra.added_ms_per_1000_numbers = (extra.added_ms * 1000) / numbers;
 	extra.added_cpu_s_per_1000_numbers = (extra.added_main_cpu_s * 1000) / numbers;
 	extra.main_cpu_ratio_median = median(roundRatios(of('main_cpu_s', side), of('main_cpu_s', OFF)));
-	extra.widest_claims_max = Math.max(...counted[side].map((leg) => leg.execution.widest_claims));
 	extra.ids_exact = Math.min(...of('ids_exact', side));
 	extra.ids_total = median(of('ids_total', side));
 	const values = RECORD_SIZES[side];
@@ -380,7 +365,6 @@ async function interruptedAndResumed(product: Product, interrupted: Interrupted)
 		const resumedMeter = meter(product.server.pid as number);
 		const [summary] = await product.runInEditor(scenario.key, EDITOR, body);
 		const resumed = { ms: performance.now() - resumedAt, ...resumedMeter.stop() };
-		const { widest_claims } = widestClaims(await product.newestExecution(scenario.key, EDITOR));
 
 		const countedAt = performance.now();
 		const times = timesAccepted(sandbox, numbers);
@@ -397,8 +381,7 @@ async function interruptedAndResumed(product: Product, interrupted: Interrupted)
 				`(${grouped(acceptedAfterKill)} more accepted from requests on their way), restart, run again: ` +
 				`sent 0 / 1 / 2+ times: ${spread.map(grouped).join(' / ')}; named in doubt: ${grouped(namedInDoubt.size)} ` +
 				`(the sandbox had accepted ${grouped(inDoubtAccepted.length)} of them; left out and not named: ${grouped(leftOutNotNamed.length)}); the resumed run sent ${grouped(Number(summary.accepted))}, ` +
-				`held back ${grouped(Number(summary.sent_before))} as sent before; widest claims of the resumed run: ` +
-				`${widest_claims || `no hint (≤ ${CONCURRENCY})`}. First run ${seconds(firstRun.ms)} to the kill ` +
+				`held back ${grouped(Number(summary.sent_before))} as sent before. First run ${seconds(firstRun.ms)} to the kill ` +
 				`(main's peak ${grouped(firstRun.main_peak_mib)} MiB), restart ${seconds(restartMs)}, ` +
 				`resumed run ${seconds(resumed.ms)} (main's peak ${grouped(resumed.main_peak_mib)} MiB, ` +
 				`CPU ${resumed.main_cpu_s.toFixed(1)} s), counting ${seconds(countMs)}; ` +
@@ -419,7 +402,6 @@ async function interruptedAndResumed(product: Product, interrupted: Interrupted)
 				left_out_not_named: leftOutNotNamed.length,
 				resumed_accepted: Number(summary.accepted),
 				resumed_sent_before: Number(summary.sent_before),
-				resumed_widest_claims: widest_claims,
 				first_run_ms: firstRun.ms,
 				first_main_peak_mib: firstRun.main_peak_mib,
 				restart_ms: restartMs,

@@ -23,7 +23,7 @@ export async function executeSend(
 	const plan = await planSend.call(this, accountOf);
 	const { sent, record } = await sendAll.call(this, plan, accountOf, process);
 	if (!this.continueOnFail()) throwFirstFailure(sent);
-	const hint = heldBackHint(sent, plan.settings.concurrency, record?.report);
+	const hint = heldBackHint(sent, record?.report);
 	sayWhatWasHeldBack.call(this, hint);
 	return plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
 }

@@ -92,15 +92,13 @@ function heldOutcome(held: readonly HeldBack[]): HeldBack['state'] {
 
 /**
  * What the run held back, for a hint on Send (execute.ts): how many numbers, sent before or in
- * doubt; when the record made the run claim further ahead than Concurrent Requests; and when the
- * record outgrew what n8n's store keeps.
+ * doubt; and when the record outgrew what n8n's store keeps.
  */
 export function heldBackHint(
 	sent: readonly SendResults[],
-	concurrency: number,
-	record: { widest: number; dropped: number } = { widest: 0, dropped: 0 },
+	record: { dropped: number } = { dropped: 0 },
 ): string | undefined {
-	const { widest, dropped } = record;
+	const { dropped } = record;
 	const held = sent.flatMap(({ results }) => results.flatMap((r) => ('held' in r ? r.held : [])));
 	const doubt = held.filter((number) => number.state === 'in doubt').length;
 	const said: string[] = [];
@@ -113,11 +111,6 @@ export function heldBackHint(
 	if (dropped > 0) {
 		said.push(
 			`Send's record is full: n8n dropped its oldest ${count(dropped)} values. A run that resumes the campaign they belonged to could send those numbers again: give it a new Campaign Key, or keep campaigns under a million numbers per Send node.`,
-		);
-	}
-	if (widest > concurrency) {
-		said.push(
-			`Send's record is large, so this run claimed up to ${count(widest)} requests ahead of their answers (Concurrent Requests: ${count(concurrency)}): had n8n stopped, their numbers would have been in doubt.`,
 		);
 	}
 	return said.length > 0 ? said.join(' ') : undefined;

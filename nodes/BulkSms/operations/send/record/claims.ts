@@ -1,14 +1,10 @@
 /**
  * Claims in the record before sending. A request goes out only once its numbers are claimed, and
- * at most `limit` requests are claimed and not yet answered in the record, so that after a crash
- * only those are in doubt. One store call writes what the service answered meanwhile and claims as
- * many waiting requests as those answers free, so the record is written once per round of answers,
- * not once per request.
- *
- * `limit` is Concurrent Requests while the record is small. n8n rewrites the whole record on every
- * call, so over a large record a call costs more than the requests it guards; then `limit` grows
- * until the record's calls cost about a tenth of the sending time, and the run says how far it
- * went (`widest`): that many requests would have been in doubt after a crash.
+ * at most Concurrent Requests are claimed and not yet answered in the record, so that after a
+ * crash only those are in doubt. One store call writes what the service answered meanwhile and
+ * claims as many waiting requests as those answers free, so the record is written once per round
+ * of answers, not once per request: n8n rewrites the whole record on every call, and the requests
+ * answered while one call runs share the next.
  *
  * A number another run claimed is held back: sent before (accepted then), or in doubt (claimed,
  * never answered). When that run is still running in this n8n process, this one waits for its
@@ -57,11 +53,6 @@ export interface Claimed {
 	answered(answer: Answer): void;
 }
 
-/** Record values under which `limit` stays Concurrent Requests, whatever a call costs. */
-const SMALL_RECORD = 50_000;
-/** The record's calls may cost this share of the sending time. */
-const RECORD_SHARE = 0.1;
-
 /** A request's numbers as one call claimed them; fresh: no earlier run claimed them together. */
 interface Take {
 	facts: RequestFacts;
@@ -100,10 +91,7 @@ export class Claims {
 	private writing: Promise<void> | undefined;
 	/** Why the record could not be written: every later claim fails with it. */
 	private failed: Error | undefined;
-	private readonly timing = { call: 0, request: 0 };
 	private recordValues: number;
-	/** The most claims open at once in this run. */
-	widest = 0;
 
 	/** The values the record holds, as far as this run can tell (at its start, and what it added). */
 	get values(): number {
@@ -142,22 +130,15 @@ export class Claims {
 			claimed = true;
 		} finally {
 			// Not claimed whole: what was claimed is given back (or stays in doubt, if the record fails).
-			if (!claimed) this.answered(sending, claims, { outcome: 'released' }, 0, freshClaims(takes));
+			if (!claimed) this.answered(sending, claims, { outcome: 'released' }, freshClaims(takes));
 		}
 		const whole = takes.length === 1 && sending.length === request.numbers.length;
 		if (sending.length === 0) this.free(claims, freshSplits(takes));
-		const started = Date.now();
 		return {
 			sending: sending.map((fact) => fact.msisdn),
 			held,
 			answered: (answer) =>
-				this.answered(
-					sending,
-					claims,
-					answer,
-					Date.now() - started,
-					requestAnswer(takes, whole, answer),
-				),
+				this.answered(sending, claims, answer, requestAnswer(takes, whole, answer)),
 		};
 	}
 
@@ -172,11 +153,9 @@ export class Claims {
 		sent: NumberFacts[],
 		claims: number,
 		answer: Answer,
-		ms: number,
 		ofRequests: string[],
 	): void {
 		if (sent.length === 0) return;
-		if (ms > 0) this.timing.request = average(this.timing.request, ms);
 		const told = () => {
 			for (const fact of sent) {
 				this.live.answer(this.liveKey(fact), { ...answer, execution: this.execution });
@@ -239,7 +218,7 @@ export class Claims {
 			const answers = this.answerFacts;
 			const freed = this.freeing;
 			const learned = this.answersLearned;
-			const free = this.limit() - (this.open - freed);
+			const free = this.concurrency - (this.open - freed);
 			const taken = this.waiting.splice(0, Math.max(0, free));
 			if (answers.length === 0 && taken.length === 0) {
 				if (this.releases.length === 0) return;
@@ -257,7 +236,6 @@ export class Claims {
 			}
 			this.waiting.splice(0, taken.length);
 			this.open += taken.length - freed;
-			this.widest = Math.max(this.widest, this.open);
 		}
 	}
 
@@ -284,9 +262,7 @@ export class Claims {
 		);
 		const requests = taken.map(({ request }) => requestFactsOf(request.send, request.numbers));
 		const claims = [...facts.flat(), ...requests].map((fact) => fact.claim);
-		const started = Date.now();
 		const before = await this.store.record([...claims, ...answers]);
-		this.timing.call = average(this.timing.call, Date.now() - started);
 		this.recordValues += claims.length + answers.length - before.size;
 		const takes = requests.map((request) => ({
 			facts: request,
@@ -414,14 +390,6 @@ export class Claims {
 	private liveKey(fact: NumberFacts): string {
 		return `${this.store.name} ${fact.claim}`;
 	}
-
-	/** How many claims may be open at once (see the header). */
-	private limit(): number {
-		const { call, request } = this.timing;
-		if (this.recordValues < SMALL_RECORD || request === 0) return this.concurrency;
-		const wanted = Math.ceil(call / (RECORD_SHARE * request));
-		return this.concurrency * Math.max(1, wanted);
-	}
 }
 
 const ON_ITS_WAY = Symbol('on its way in another run of this process');
@@ -460,9 +428,4 @@ function heldByLive(msisdn: string, answer: LiveAnswer): HeldBack {
 	}
 	const cause = answer.outcome === 'unknown' ? answer.cause : undefined;
 	return { msisdn, state: 'in doubt', cause, execution: answer.execution };
-}
-
-/** A running average that follows the last few figures. */
-function average(previous: number, figure: number): number {
-	return previous === 0 ? figure : previous * 0.8 + figure * 0.2;
 }

@@ -81,15 +81,11 @@ export class SendRecord {
 	}
 
 	/**
-	 * What the run tells the user of the record: the most requests claimed and unanswered at once
-	 * (at most those were in doubt had n8n died), and how many of the oldest values n8n dropped
-	 * because the record was full (a resume of their campaigns could send those numbers again).
+	 * What the run tells the user of the record: how many of the oldest values n8n dropped because
+	 * the record was full (a resume of their campaigns could send those numbers again).
 	 */
-	get report(): { widest: number; dropped: number } {
-		return {
-			widest: this.claims.widest,
-			dropped: Math.max(0, this.claims.values - RECORD_ENTRIES),
-		};
+	get report(): { dropped: number } {
+		return { dropped: Math.max(0, this.claims.values - RECORD_ENTRIES) };
 	}
 
 	/**
