@@ -26,6 +26,7 @@ import {
 	retryRun,
 	runWorkflow,
 	startWorkflow,
+	stopTheClock,
 	valuesTakenOut,
 } from '../engine/harness';
 import { startSandbox, type QueuedFault, type Sandbox } from '../../sandbox/server';
@@ -366,20 +367,7 @@ describe('what a run that holds back says', () => {
 	});
 
 	it("a long run's progress goes to n8n's log every 30 seconds", async () => {
-		jest.useFakeTimers({
-			doNotFake: [
-				'nextTick',
-				'setImmediate',
-				'setTimeout',
-				'setInterval',
-				'queueMicrotask',
-				'clearTimeout',
-				'clearInterval',
-				'clearImmediate',
-				'hrtime',
-				'performance',
-			],
-		});
+		stopTheClock(Date.now());
 		const logged = jest.spyOn(engineLogger(), 'info');
 		const rows = contacts(6);
 		sandbox.setFaults({ latencyMs: 30 });

@@ -130,10 +130,10 @@ export class Claims {
 			claimed = true;
 		} finally {
 			// Not claimed whole: what was claimed is given back (or stays in doubt, if the record fails).
-			if (!claimed) this.answered(sending, claims, { outcome: 'released' }, freshClaims(takes));
+			if (!claimed) this.answered(sending, claims, { outcome: 'released' }, fresh(takes, 'claim'));
 		}
 		const whole = takes.length === 1 && sending.length === request.numbers.length;
-		if (sending.length === 0) this.free(claims, freshSplits(takes));
+		if (sending.length === 0) this.free(claims, fresh(takes, 'split'));
 		return {
 			sending: sending.map((fact) => fact.msisdn),
 			held,
@@ -269,11 +269,10 @@ export class Claims {
 			fresh: !before.has(request.claim),
 		}));
 		const found = await this.earlier(
-			facts.map((numbers, index) => ({
-				take: takes[index],
-				numbers: numbers.filter((fact) => before.has(fact.claim)),
-				whole: numbers.every((fact) => before.has(fact.claim)),
-			})),
+			facts.map((numbers, index) => {
+				const claimed = numbers.filter((fact) => before.has(fact.claim));
+				return { take: takes[index], numbers: claimed, whole: claimed.length === numbers.length };
+			}),
 		);
 		taken.forEach(({ resolve }, index) => {
 			const result: Found = { take: takes[index], sending: [], held: [], onItsWay: [] };
@@ -401,14 +400,12 @@ interface ClaimedBefore {
 	whole: boolean;
 }
 
-/** The claims of requests this run claimed first, to be given back with their numbers' claims. */
-function freshClaims(takes: readonly Take[]): string[] {
-	return takes.filter((take) => take.fresh).map((take) => take.facts.claim);
-}
-
-/** Requests this run claimed first that send nothing: only their numbers' facts can tell. */
-function freshSplits(takes: readonly Take[]): string[] {
-	return takes.filter((take) => take.fresh).map((take) => take.facts.split);
+/**
+ * A fact of each request this run claimed first: its claim, given back with its numbers' claims;
+ * or `split`, when it sends nothing (only its numbers' facts can tell).
+ */
+function fresh(takes: readonly Take[], fact: 'claim' | 'split'): string[] {
+	return takes.filter((take) => take.fresh).map((take) => take.facts[fact]);
 }
 
 /**
@@ -416,7 +413,7 @@ function freshSplits(takes: readonly Take[]): string[] {
  * outcome; one that did not, `split`; a request given back, its claims given back too.
  */
 function requestAnswer(takes: readonly Take[], whole: boolean, answer: Answer): string[] {
-	if (answer.outcome === 'released') return freshClaims(takes);
+	if (answer.outcome === 'released') return fresh(takes, 'claim');
 	if (!whole) return takes.map((take) => take.facts.split);
 	const { facts } = takes[0];
 	return [answer.outcome === 'accepted' ? facts.accepted : facts.unknown[answer.cause]];
