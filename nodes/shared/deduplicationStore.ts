@@ -49,8 +49,13 @@ export class DeduplicationStore {
 	) {
 		this.helpers = context.helpers;
 		this.options = { mode: 'entries', maxEntries };
+		this.name = DeduplicationStore.nameOf(context, scope);
+	}
+
+	/** Names a record among those of this process: its workflow, scope and node. */
+	static nameOf(context: Pick<IExecuteFunctions, 'getWorkflow' | 'getNode'>, scope: StoreScope): string {
 		const node = scope === 'node' ? context.getNode().id : '';
-		this.name = `${context.getWorkflow().id ?? ''} ${scope} ${node}`;
+		return `${context.getWorkflow().id ?? ''} ${scope} ${node}`;
 	}
 
 	private readonly helpers: Helpers;

@@ -3,15 +3,18 @@
  * nobody is left out unnamed: generated campaigns broken by a fault at any request (with and
  * without Continue On Fail), a Stop, or a crash (a Stop after which n8n's database takes no more
  * writes), in the editor or in production, then resumed the ways n8n offers (a Retry of a failed
- * run, a run again from the editor), through n8n's engine against the sandbox on 127.0.0.1.
+ * run, a run again from the editor, which resumes the node's last run whether the editor or a
+ * trigger started it), through n8n's engine against the sandbox on 127.0.0.1.
  * Personalised rows (a number a request) and one message to all (three numbers a request).
  */
 import fc from 'fast-check';
 import { sleep, type INode, type INodeExecutionData, type WorkflowExecuteMode } from 'n8n-workflow';
 
 import {
+	BULK_SMS,
 	errorOf,
 	failStoreCalls,
+	loadPackageNodeType,
 	outputOf,
 	retryRun,
 	runWorkflow,
@@ -91,6 +94,8 @@ test('nobody twice, nobody left out but the numbers named as in doubt', async ()
 					),
 					workflowId,
 					credentials: credentialsFor(sandbox),
+					// Every run in one n8n process, as the editor's and the trigger's are.
+					nodeTypes: { [BULK_SMS]: loadPackageNodeType(BULK_SMS)! },
 				};
 				const sent = () =>
 					sandbox.received().destinations.filter((d) => d.msisdn.startsWith(prefix)).length;
@@ -104,10 +109,14 @@ test('nobody twice, nobody left out but the numbers named as in doubt', async ()
 					sandbox.setFaults({}); // a fault never reached stays queued: cleared here
 					failed = errorOf(first, 'Send') !== undefined;
 					if (!failed) last = outputOf(first, 'Send');
+					// A run that ended well having sent everyone is resumed by nothing: a run after it,
+					// from the editor too, is a campaign of its own (record/campaign.ts).
+					const interrupted =
+						failed || last.some((item) => item.json.send_outcome !== 'accepted');
 					for (const recovery of then) {
-						// n8n retries a failed execution only; production runs resume by nothing else.
+						// n8n retries a failed execution only.
 						if (recovery === 'retry' && !failed) continue;
-						if (recovery === 'editor' && firstMode !== 'manual') continue;
+						if (!interrupted) continue;
 						const run =
 							recovery === 'retry'
 								? await retryRun(first, spec)
@@ -128,10 +137,13 @@ test('nobody twice, nobody left out but the numbers named as in doubt', async ()
 					if (broken.kind === 'crash') await sleep(100);
 					failStoreCalls(0);
 					sandbox.setFaults({});
-					const run = await runWorkflow({ ...spec, mode: 'manual' });
-					expect(errorOf(run, 'Send')).toBeUndefined();
-					last = outputOf(run, 'Send');
-					if (broken.kind === 'stop') expect(inDoubtIn(last)).toEqual([]);
+					// A Stop that came once Send had sent everyone left nothing to resume.
+					if (sent() < count || broken.kind === 'crash') {
+						const run = await runWorkflow({ ...spec, mode: 'manual' });
+						expect(errorOf(run, 'Send')).toBeUndefined();
+						last = outputOf(run, 'Send');
+						if (broken.kind === 'stop') expect(inDoubtIn(last)).toEqual([]);
+					}
 				}
 
 				const accepted = new Map(
@@ -140,9 +152,7 @@ test('nobody twice, nobody left out but the numbers named as in doubt', async ()
 				const times = rows.map((row) => accepted.get(row.phone) ?? 0);
 				expect(times.filter((t) => t > 1)).toEqual([]);
 				// Everyone not reached is named in doubt by the last run, when a run came after the break.
-				const resumed =
-					broken.kind !== 'fault' ||
-					then.some((r) => (r === 'retry' ? failed : firstMode === 'manual'));
+				const resumed = broken.kind !== 'fault' || then.some((r) => r === 'editor' || failed);
 				const named = inDoubtIn(last);
 				if (resumed) {
 					const leftOut = rows.filter((_, i) => times[i] === 0).map((row) => row.phone);

@@ -24,7 +24,7 @@ export {
 	loadPackageCredentialType,
 	loadPackageNodeType,
 } from './nodeTypes';
-export { errorOf, outputOf, retryRun, runWorkflow, startWorkflow } from './workflow';
+export { errorOf, executeStep, outputOf, retryRun, runWorkflow, startWorkflow } from './workflow';
 export { failStoreCalls, recordOf, storeCalls, valuesTakenOut } from './deduplication';
 export { engineLogger } from './logger';
 export { pollOnce, type PollOutcome } from './poll';

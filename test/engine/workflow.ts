@@ -179,6 +179,31 @@ export function startWorkflow(spec: WorkflowSpec): ReturnType<WorkflowExecute['r
 }
 
 /**
+ * The editor's Execute step on `destination`: n8n's partial execution
+ * (WorkflowExecute.runPartialWorkflow2), which keeps the run data of an earlier run and runs the
+ * nodes the user changed (`dirty`), and those after them, on the way to `destination`. The run's
+ * start data names `destination`, as in the product.
+ */
+export async function executeStep(
+	spec: WorkflowSpec,
+	destination: string,
+	earlier: IRun,
+	dirty: string[],
+): Promise<IRun> {
+	installDeduplication();
+	const workflow = buildWorkflow(spec);
+	const additionalData = buildAdditionalData(workflow, spec, 'manual');
+	const { runData } = structuredClone(earlier.data.resultData);
+	return await new WorkflowExecute(additionalData, 'manual').runPartialWorkflow2(
+		workflow,
+		runData,
+		{},
+		dirty,
+		{ nodeName: destination, mode: 'inclusive' },
+	);
+}
+
+/**
  * n8n's Retry of a failed execution (its executions service, `retry`): a new execution in mode
  * 'retry' on the stored run data of the failed one, its error removed and the failed node's last
  * run taken off, so that the failed node runs again with its stored input and the nodes before it

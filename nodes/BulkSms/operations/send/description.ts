@@ -68,6 +68,27 @@ export const sendDescription: INodeProperties[] = [
 		displayOptions: showForSend,
 	},
 	{
+		displayName: 'Numbers In Doubt',
+		name: 'inDoubt',
+		type: 'options',
+		default: 'holdBack',
+		description:
+			'Numbers an earlier run of the campaign handed to the service without learning whether it took them (an error answer, a broken connection, a crash). Check them with your provider (its message log) before you resend.',
+		options: [
+			{
+				name: 'Hold Back',
+				value: 'holdBack',
+				description: 'Send them nothing; each is listed as in doubt, with what its request met',
+			},
+			{
+				name: 'Resend',
+				value: 'resend',
+				description: 'Send them the text again: anyone the service had taken gets it twice',
+			},
+		],
+		displayOptions: showForSend,
+	},
+	{
 		displayName: 'Options',
 		name: 'sendOptions',
 		type: 'collection',
@@ -182,14 +203,6 @@ export const sendDescription: INodeProperties[] = [
 							'One row per number given, paired with the item it came from, to write results back row by row',
 					},
 				],
-			},
-			{
-				displayName: 'Resend Numbers With Unknown Outcome',
-				name: 'resendUnknown',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to send again the numbers in doubt: an earlier run of the campaign handed them to the service without learning whether it took them (an error answer, a broken connection, Stop, a crash). Check them first with your provider: if the service took them, they get the message twice.',
 			},
 			formatOption,
 			{

@@ -21,9 +21,9 @@ export async function executeSend(
 	// One credential read per item for the settings and all that item's requests.
 	const accountOf = accountsOfRun.call(this);
 	const plan = await planSend.call(this, accountOf);
-	const { sent, record } = await sendAll.call(this, plan, accountOf, process);
+	const { sent } = await sendAll.call(this, plan, accountOf, process);
 	if (!this.continueOnFail()) throwFirstFailure(sent);
-	const hint = heldBackHint(sent, record?.report);
+	const hint = heldBackHint(sent);
 	sayWhatWasHeldBack.call(this, hint);
 	return plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
 }

@@ -120,7 +120,7 @@ export function readSettings(this: IExecuteFunctions, read: Reader): RunSettings
 		maxCredits: maxCredits === null || maxCredits === '' ? undefined : maxCredits,
 		once: option<unknown>('sendEachNumberOnce', true) !== false,
 		resumeWithinHours: Math.min(MAX_RESUME_HOURS, Math.max(1, resumeWithin)),
-		resendUnknown: option<unknown>('resendUnknown', false) === true,
+		resendUnknown: read<string>('inDoubt', 0, 'holdBack') === 'resend',
 		speedLimit: speedLimitOf.call(this, option<IDataObject>('speedLimit', {})),
 	};
 }

@@ -8,7 +8,7 @@ import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { WireFormat } from '../../../shared/domain/body';
 import type { MessageMeasure, SmartEncoding } from '../../../shared/domain/message';
 import type { SendResponse } from '../../../shared/domain/responses';
-import type { Campaign, HeldBack } from './record';
+import type { Campaign, HeldNumberState } from './record';
 import type { Validity } from '../../../shared/domain/validity';
 import type { SpeedLimitSetting } from './speedLimit';
 
@@ -103,21 +103,32 @@ export function itemOf(send: Send, destination: string): number {
 export type Failure = NodeApiError | NodeOperationError;
 
 /**
+ * A number not sent now, and why: held back by the record (sent before, or in doubt), or not
+ * sent because n8n ran Send only on the way to `laterStep`, a step the user executed after it.
+ */
+export type HeldNumber = HeldNumberState & {
+	msisdn: string;
+	/** The batch id came from the row itself (a sheet written back after an earlier run). */
+	batchFromRow?: boolean;
+	laterStep?: string;
+};
+
+/**
  * What became of one request. `not accepted`: the service refused it (nothing taken); `unknown`:
  * it may have been taken; `not sent`: it certainly was not; `held back`: the record held back every
  * number of it (sent before, or in doubt); `not attempted`: it never started because the run
  * stopped first. `sent` is what the request carried: its numbers less those held back.
  */
 export type RequestResult =
-	| { outcome: 'accepted'; response: SendResponse; sent: string[]; held: HeldBack[] }
+	| { outcome: 'accepted'; response: SendResponse; sent: string[]; held: HeldNumber[] }
 	| {
 			outcome: 'not accepted' | 'unknown' | 'not sent';
 			response?: SendResponse;
 			failure: Failure;
 			sent: string[];
-			held: HeldBack[];
+			held: HeldNumber[];
 	  }
-	| { outcome: 'held back'; held: HeldBack[] }
+	| { outcome: 'held back'; held: HeldNumber[] }
 	| { outcome: 'not attempted' };
 
 /** A request that was made, whatever came of it: it has a batch item of its own. */

@@ -14,33 +14,45 @@ import { explainRequest } from './accounting';
 import {
 	itemOf,
 	type AttemptedRequest,
+	type HeldNumber,
 	type ItemFailure,
 	type RequestResult,
 	type Send,
 	type SendResults,
 	type Skipped,
 } from './model';
-import type { Campaign, HeldBack, UnknownCause } from './record';
+import type { Campaign, UnknownCause } from './record';
 import { entriesText, isLeftOut } from './refusals';
+import { TURN_BOUND_MS } from './record';
 
 /** What the earlier run's request met, for a number in doubt. */
-const UNKNOWN: Record<UnknownCause | 'unanswered', string> = {
+const UNKNOWN: Record<UnknownCause | 'stillSending', string> = {
 	answer: 'the service answered with an error, which does not say whether it took it',
 	connection: 'the connection broke before the service answered',
 	refusedWithBatch: 'the service refused it but returned a batch id, so it may have taken it',
 	unanswered:
 		'no answer was recorded: that run stopped before the service answered (Stop, a crash, n8n restarted), or it is still sending in another n8n process',
+	stillSending: `that run, still sending in this n8n process, had not finished with it when this run stopped waiting for it (${TURN_BOUND_MS / 60_000} min): run again once it has ended`,
 };
 
-/** Why a number was held back, in words true to what the record knows. */
-export function heldReason(held: HeldBack, campaign: Campaign | undefined): string {
-	const run = held.execution ? `execution ${held.execution}` : 'an earlier run';
-	const of = campaign ? ` of ${campaign.label}` : '';
-	if (held.state === 'sent before') {
-		const batch = held.batchId ? ` (batch ${held.batchId})` : '';
-		return `sent before: accepted in ${run}${of}${batch}`;
+/** Why a number was not sent now, in words true to what Send knows. */
+export function heldReason(held: HeldNumber, campaign: Campaign | undefined): string {
+	if (held.state === 'not sent') return `not sent: ${laterStepWords(held.laterStep)}`;
+	const by = campaign?.label ?? 'an earlier run';
+	const execution = held.execution ? `execution ${held.execution}` : undefined;
+	if (held.state === 'in doubt') {
+		return `in doubt: ${by}${execution ? ` (${execution})` : ''} handed it to the service and ${UNKNOWN[held.cause ?? 'unanswered']}. Check with your provider, or set Numbers In Doubt to Resend to send it again`;
 	}
-	return `in doubt: ${run}${of} sent it and ${UNKNOWN[held.cause ?? 'unanswered']}. Check with your provider, or set Resend Numbers With Unknown Outcome to send it again`;
+	const batch = held.batchId
+		? `batch ${held.batchId}${held.batchFromRow ? ', as the row says' : ''}`
+		: "its batch id is not known here (it was sent by another n8n process, or before n8n restarted): see that run's output";
+	const facts = [execution, batch].filter(Boolean).join(', ');
+	if (held.laterStep) return `sent before (${facts}). ${laterStepWords(held.laterStep)}`;
+	return `sent before: accepted earlier in ${by} (${facts})`;
+}
+
+function laterStepWords(laterStep = 'a later step'): string {
+	return `n8n ran Send again only on the way to "${laterStep}", the step you executed, so nothing was sent; to send, execute Send itself or the whole workflow`;
 }
 
 /** The message as sent to this many numbers: encoding, parts, credits and validity. */
@@ -71,11 +83,11 @@ function messageFields(send: Send, destinations: number): IDataObject {
 
 /** A held-back number as the output lists it, with its state, batch and reason. */
 interface HeldEntry extends Skipped {
-	state: HeldBack['state'];
+	state: HeldNumber['state'];
 	batch_id: string | null;
 }
 
-function heldEntries({ send, campaign }: SendResults, held: readonly HeldBack[]): HeldEntry[] {
+function heldEntries({ send, campaign }: SendResults, held: readonly HeldNumber[]): HeldEntry[] {
 	return held.map((number) => ({
 		input: number.msisdn,
 		reason: heldReason(number, campaign),
@@ -86,31 +98,35 @@ function heldEntries({ send, campaign }: SendResults, held: readonly HeldBack[])
 }
 
 /** A request's outcome when every number of it was held back: in doubt wants action first. */
-function heldOutcome(held: readonly HeldBack[]): HeldBack['state'] {
-	return held.some((number) => number.state === 'in doubt') ? 'in doubt' : 'sent before';
+function heldOutcome(held: readonly HeldNumber[]): HeldNumber['state'] {
+	for (const state of ['in doubt', 'not sent'] as const) {
+		if (held.some((number) => number.state === state)) return state;
+	}
+	return 'sent before';
 }
 
 /**
- * What the run held back, for a hint on Send (execute.ts): how many numbers, sent before or in
- * doubt; and when the record outgrew what n8n's store keeps.
+ * What the run did not send now, for a hint on Send (execute.ts): numbers sent before, numbers in
+ * doubt (only when there are some), and a run n8n made only on the way to a later step.
  */
-export function heldBackHint(
-	sent: readonly SendResults[],
-	record: { dropped: number } = { dropped: 0 },
-): string | undefined {
-	const { dropped } = record;
+export function heldBackHint(sent: readonly SendResults[]): string | undefined {
 	const held = sent.flatMap(({ results }) => results.flatMap((r) => ('held' in r ? r.held : [])));
-	const doubt = held.filter((number) => number.state === 'in doubt').length;
+	const laterStep = held.find((number) => number.laterStep)?.laterStep;
+	if (laterStep !== undefined) {
+		return `n8n ran Send again only on the way to "${laterStep}", the step you executed after changing a step before Send: nothing was sent (${count(held.length)} number(s)). To send, execute Send itself, or the whole workflow.`;
+	}
+	const before = held.filter((number) => number.state === 'sent before').length;
+	const doubt = held.length - before;
+	const campaigns = [...new Set(sent.map((s) => s.campaign?.label).filter(Boolean))].join(', ');
 	const said: string[] = [];
-	if (held.length > 0) {
-		const campaigns = [...new Set(sent.map((s) => s.campaign?.label).filter(Boolean))].join(', ');
+	if (before > 0) {
 		said.push(
-			`Held back ${count(held.length)} number(s) that ${campaigns} sent before: ${count(held.length - doubt)} accepted then, ${count(doubt)} in doubt (send_outcome "in doubt": check them with your provider). To send the same text again, give a new Campaign Key or turn off Send Each Number Once.`,
+			`Did not send again to ${count(before)} number(s) that ${campaigns} sent this text before (send_outcome "sent before"). To send the same text to them again, give a new Campaign Key or turn off Send Each Number Once.`,
 		);
 	}
-	if (dropped > 0) {
+	if (doubt > 0) {
 		said.push(
-			`Send's record is full: n8n dropped its oldest ${count(dropped)} values. A run that resumes the campaign they belonged to could send those numbers again: give it a new Campaign Key, or keep campaigns under a million numbers per Send node.`,
+			`${count(doubt)} number(s) are in doubt (send_outcome "in doubt"): ${campaigns} handed them to the service and no answer says whether it took them. Check them with your provider, then leave them, or set Numbers In Doubt to Resend.`,
 		);
 	}
 	return said.length > 0 ? said.join(' ') : undefined;
@@ -194,7 +210,7 @@ function nothingToSend(send: Send): INodeExecutionData {
 }
 
 /** Every number of a request was held back by the record: nothing goes out again. */
-function heldBackJson(sent: SendResults, index: number, held: readonly HeldBack[]): IDataObject {
+function heldBackJson(sent: SendResults, index: number, held: readonly HeldNumber[]): IDataObject {
 	const { send } = sent;
 	const first = index === 0;
 	const entries = heldEntries(sent, held);

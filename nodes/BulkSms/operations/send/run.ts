@@ -19,19 +19,30 @@ import {
 import {
 	itemOf,
 	type AttemptedRequest,
+	type HeldNumber,
 	type Plan,
 	type RequestResult,
 	type Send,
 	type SendResults,
 } from './model';
 import { Progress } from './progress';
-import { SendRecord, type Answer, type Claimed, type SendProcess } from './record';
+import {
+	laterStepOf,
+	SendRecord,
+	type Answer,
+	type HeldNumberState,
+	type RecordRequest,
+	type SendProcess,
+} from './record';
 import { SpeedLimit } from './speedLimit';
 
 interface Request {
 	send: Send;
 	index: number;
 	results: RequestResult[];
+	/** Its place in the run's queue, as the record counts requests. */
+	queued: number;
+	owner: SendResults;
 }
 
 /** What the run shares between its requests. */
@@ -54,15 +65,22 @@ export async function sendAll(
 	process: SendProcess,
 ): Promise<{ sent: SendResults[]; record?: SendRecord }> {
 	const { settings } = plan;
-	const record = settings.once ? await openRecord.call(this, plan, process) : undefined;
 	const all: SendResults[] = plan.sends.map((send) => ({
 		send,
-		campaign: record?.campaignOf(send.campaign),
 		results: send.chunks.map((): RequestResult => ({ outcome: 'not attempted' })),
 	}));
-	const queue: Request[] = all.flatMap(({ send, results }) =>
-		send.chunks.map((_, index) => ({ send, index, results })),
+	const queue: Request[] = all.flatMap((owner) =>
+		owner.send.chunks.map((_, index) => ({ ...owner, owner, index, queued: 0 })),
 	);
+	queue.forEach((request, position) => (request.queued = position));
+	const requests = queue.map(recordRequestOf);
+	const laterStep = laterStepOf(this);
+	if (laterStep !== undefined) {
+		holdForLaterStep.call(this, queue, SendRecord.forLaterStep(this, requests, process), laterStep);
+		return { sent: all };
+	}
+	const record = settings.once ? await openRecord.call(this, plan, requests, process) : undefined;
+	if (record) for (const request of queue) request.owner.campaign ??= record.campaignOf(request.queued);
 	const cancel = this.getExecutionCancelSignal?.();
 	const failedSends = new Set<Send>();
 	const continueOnFail = this.continueOnFail();
@@ -79,7 +97,8 @@ export async function sendAll(
 	};
 	const sendOne = async (position: number) => {
 		const request = queue[position];
-		if (failedSends.has(request.send) || run.stopped()) return;
+		if (run.stopped()) return;
+		if (failedSends.has(request.send)) return record?.skip(request.queued);
 		const result = await settle.call(this, request, run, accountOf);
 		if (result.outcome === 'not attempted') return;
 		request.results[request.index] = result;
@@ -100,15 +119,41 @@ export async function sendAll(
 	return { sent: all, record };
 }
 
+/** What the record knows of a request: its Campaign Key, text, numbers and row. */
+function recordRequestOf({ send, index }: Request): RecordRequest {
+	const numbers = send.chunks[index];
+	return { key: send.campaign, text: send.message, numbers, item: itemOf(send, numbers[0]) };
+}
+
+/**
+ * n8n runs Send only on the way to a later step the user executed in the editor: nothing goes
+ * out; a request this process saw accepted says its batch, so that the later step can read it.
+ */
+function holdForLaterStep(
+	this: IExecuteFunctions,
+	queue: readonly Request[],
+	held: readonly HeldNumberState[],
+	laterStep: string,
+): void {
+	for (const request of queue) {
+		const chunk = request.send.chunks[request.index];
+		const heldBack = held[request.queued];
+		request.results[request.index] = {
+			outcome: 'held back',
+			held: chunk.map((msisdn) => ({ msisdn, ...heldBack, laterStep })),
+		};
+	}
+}
+
 async function openRecord(
 	this: IExecuteFunctions,
 	plan: Plan,
+	requests: readonly RecordRequest[],
 	process: SendProcess,
 ): Promise<SendRecord> {
 	const { concurrency, resumeWithinHours, resendUnknown } = plan.settings;
-	const keys = plan.sends.map((send) => send.campaign);
 	const settings = { concurrency, resumeWithinHours, resendUnknown };
-	const record = await SendRecord.open(this, keys, settings, process).catch((error: Error) =>
+	const record = await SendRecord.open(this, requests, settings, process).catch((error: Error) =>
 		error instanceof NodeOperationError ? error : recordUnwritten.call(this, error),
 	);
 	if (record instanceof NodeOperationError) throw record;
@@ -129,27 +174,38 @@ async function settle(
 	const { send, index } = request;
 	const chunk = send.chunks[index];
 	const itemIndex = itemOf(send, chunk[0]);
-	let claimed: Claimed | undefined;
+	let answered: ((answer: Answer) => void) | undefined;
 	if (run.record) {
+		let decision;
 		try {
-			claimed = await run.record.claim(run.record.requestOf(send.campaign, send.message, chunk));
+			decision = await run.record.decide(request.queued);
 		} catch (error) {
 			const failure = recordUnwritten.call(this, error as Error, itemIndex);
 			return { outcome: 'not sent', failure, sent: [...chunk], held: [] };
 		}
+		if ('held' in decision) {
+			const batchId = decision.held.batchId ?? batchOfRow.call(this, itemIndex);
+			const held = { ...decision.held, batchId, batchFromRow: !decision.held.batchId && !!batchId };
+			return { outcome: 'held back', held: chunk.map((msisdn): HeldNumber => ({ msisdn, ...held })) };
+		}
+		answered = decision.answered;
 	}
-	const held = claimed?.held ?? [];
-	const destinations = claimed ? claimed.sending : chunk;
-	if (destinations.length === 0) return { outcome: 'held back', held };
 	// Stopped while waiting: its claim is given back, as for the requests never sent.
-	const turn = run.speedLimit?.turnFor(destinations.length, run.stopped);
+	const turn = run.speedLimit?.turnFor(chunk.length, run.stopped);
 	if ((turn && !(await turn)) || run.stopped()) {
-		claimed?.answered({ outcome: 'released' });
+		answered?.({ outcome: 'released' });
 		return { outcome: 'not attempted' };
 	}
-	const result = await sendChunk.call(this, send, destinations, itemIndex, run.pace, accountOf);
-	claimed?.answered(answerOf(result));
-	return { ...result, sent: destinations, held };
+	const result = await sendChunk.call(this, send, chunk, itemIndex, run.pace, accountOf);
+	answered?.(answerOf(result));
+	return { ...result, sent: chunk, held: [] };
+}
+
+/** The batch id a row already holds (a sheet written back after an earlier run), if any. */
+function batchOfRow(this: IExecuteFunctions, itemIndex: number): string | undefined {
+	const value = this.getInputData()[itemIndex]?.json.batch_id;
+	const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+	return typeof text === 'string' && /^\d{1,19}$/.test(text) ? text : undefined;
 }
 
 /** What the record keeps of a request's result. */

@@ -1,27 +1,26 @@
 /**
- * Send's record of what it handed to the service, so that nothing is sent twice in a campaign
- * (campaign.ts says which runs make one): the one door the run uses. It opens the record for a
- * run, claims each request's numbers before the request goes out (claims.ts), takes the service's
- * answers, and at the run's end keeps the campaign or takes it out (store.ts).
+ * Send's record of what it handed to the service, so that nobody gets a text twice in a campaign
+ * (campaign.ts says which runs are one): the one door the run uses. It opens the record for a run
+ * (open.ts: which campaign each request continues, and what earlier runs of it settled), holds
+ * back or claims each request before it goes out (writer.ts), takes the service's answers, and at
+ * the run's end takes the campaign out or keeps it.
  */
-import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { StoreQueue } from '../../../../shared/deduplicationStore';
-import { apart, campaignOf, SET_APART_KEY, type Campaign, type RunStart } from './campaign';
-import { Claims, type Claimed, type RequestNumbers } from './claims';
-import { sendKeyOf } from './facts';
-import { LiveSends } from './live';
-import { RECORD_ENTRIES, RecordStore } from './store';
+import type { Settled } from './earlier';
+import { complete, lastOf, slotOf, type UnknownCause } from './facts';
+import { openCampaign, type Campaign } from './open';
+import { Positions, type PlannedRequest } from './positions';
+import type { Accepted, SendProcess } from './process';
+import { runStartOf } from './runStart';
+import { RecordStore } from './store';
+import { Writer, type Answer } from './writer';
 
-export type { Campaign } from './campaign';
-export type { Answer, Claimed, HeldBack } from './claims';
+export { laterStepOf } from './runStart';
+export { SendProcess } from './process';
+export { TURN_BOUND_MS, type Campaign } from './open';
+export type { Answer } from './writer';
 export type { UnknownCause } from './facts';
-
-/** What one n8n process keeps for Send's records: the store's queue and the numbers on their way. */
-export class SendProcess {
-	readonly queue = new StoreQueue();
-	readonly live = new LiveSends();
-}
 
 export interface RecordSettings {
 	concurrency: number;
@@ -29,147 +28,191 @@ export interface RecordSettings {
 	resendUnknown: boolean;
 }
 
+/** A request of the run, as the record sees it: its Campaign Key (empty if none) and its row. */
+export interface RecordRequest extends PlannedRequest {
+	key: string;
+	item: number;
+}
+
+/** A request not sent now, and why. */
+export interface HeldBack {
+	state: 'sent before' | 'in doubt';
+	/** Why its outcome is unknown; `stillSending`: another run of this process is sending it. */
+	cause?: UnknownCause | 'stillSending';
+	/** Known when it was accepted in this n8n process. */
+	batchId?: string;
+	execution?: string;
+}
+
+/** A request n8n ran Send for only on the way to a later step: sent before (this process saw it), or not sent. */
+export type HeldNumberState = Omit<HeldBack, 'state'> & { state: HeldBack['state'] | 'not sent' };
+
+/** What the run does with a request: send it and give the answer, or hold it back. */
+export type Decision = { held: HeldBack } | { answered(answer: Answer): void };
+
+interface Place {
+	campaign: Campaign;
+	position: number;
+}
+
 export class SendRecord {
 	private constructor(
+		private readonly context: IExecuteFunctions,
 		private readonly store: RecordStore,
-		private readonly claims: Claims,
-		private readonly campaigns: Map<string, Campaign>,
-		/** A Retry keeps what it resumed: n8n lets the user retry the same execution again. */
-		private readonly retry: boolean,
+		private readonly process: SendProcess,
+		private readonly resendUnknown: boolean,
+		/** Each request of the run: its campaign and its position in that campaign's plan. */
+		private readonly places: readonly Place[],
+		private readonly campaigns: readonly Campaign[],
+		private readonly writer: Writer,
 	) {}
 
-	/**
-	 * Opens the record for a run's sends: their campaigns, then (except for a Retry, which resumes
-	 * whatever the record holds) the record forgotten if no run kept anything in it lately.
-	 */
 	static async open(
 		context: IExecuteFunctions,
-		/** The Campaign Key of each send (empty when none is given). */
-		keys: readonly string[],
+		requests: readonly RecordRequest[],
 		settings: RecordSettings,
 		process: SendProcess,
 		clock: () => number = Date.now,
 	): Promise<SendRecord> {
-		const start = runStartOf(context);
-		const campaigns = campaignsOf(context, start, keys);
 		const store = new RecordStore(context, process.queue, settings.resumeWithinHours, clock);
-		await openCampaigns(context, start, store, campaigns);
-		const claims = new Claims(
-			store,
-			process.live,
-			context.getExecutionId(),
-			settings.concurrency,
-			settings.resendUnknown,
-			await store.size(),
-		);
-		return new SendRecord(store, claims, campaigns, start.mode === 'retry');
+		const start = runStartOf(context);
+		await store.alone(async () => await store.forgetIfStaleNow(start.mode === 'retry'));
+		const places: Place[] = [];
+		const campaigns: Campaign[] = [];
+		let opened = false;
+		try {
+			for (const [key, group] of groupsOf(requests)) {
+				const positions = new Positions(group.map((index) => requests[index]));
+				const itemOf = (position: number) => requests[group[position]].item;
+				const opening = { context, store, process, start, clock, itemOf };
+				const campaign = await openCampaign(opening, key, positions);
+				campaigns.push(campaign);
+				group.forEach((index, position) => (places[index] = { campaign, position }));
+			}
+			opened = true;
+		} finally {
+			// Not opened whole: the campaigns opened so far are let go for other runs.
+			if (!opened) for (const campaign of campaigns) campaign.release?.();
+		}
+		const writing = campaigns.filter((c) => !c.holder).map((c) => c.writes);
+		const writer = new Writer(store, writing, settings.concurrency);
+		return new SendRecord(context, store, process, settings.resendUnknown, places, campaigns, writer);
 	}
 
-	/** The campaign of a send with this Campaign Key (empty when none is given). */
-	campaignOf(key: string): Campaign {
-		return this.campaigns.get(key) as Campaign;
-	}
-
-	/** A request's numbers as the record knows them: the same campaign and text is the same send. */
-	requestOf(key: string, text: string, numbers: readonly string[]): RequestNumbers {
-		return { send: sendKeyOf(this.campaignOf(key).id, text), numbers };
-	}
-
-	/** Claims a request's numbers before it goes out; those sent before are held back. */
-	async claim(request: RequestNumbers): Promise<Claimed> {
-		return await this.claims.claim(request);
+	/** The campaign request `index` of the run is counted in. */
+	campaignOf(index: number): Campaign {
+		return this.places[index].campaign;
 	}
 
 	/**
-	 * What the run tells the user of the record: how many of the oldest values n8n dropped because
-	 * the record was full (a resume of their campaigns could send those numbers again).
+	 * Holds request `index` back when earlier runs settled it (or another run of this process is
+	 * sending it), or claims it: then it goes out, and its answer is given with `answered`.
 	 */
-	get report(): { dropped: number } {
-		return { dropped: Math.max(0, this.claims.values - RECORD_ENTRIES) };
+	async decide(index: number): Promise<Decision> {
+		const { campaign, position } = this.places[index];
+		const { writes } = campaign;
+		const before = writes.settledBefore(position);
+		const key = `${this.store.name} ${writes.positions.hash(position)}`;
+		const held = heldOf(before, this.process.answers.of(key));
+		if (campaign.holder) {
+			return { held: held ?? { state: 'in doubt', cause: 'stillSending', execution: campaign.holder } };
+		}
+		if (held && before && !(held.state === 'in doubt' && this.resendUnknown)) {
+			writes.held(position, before);
+			this.writer.settled();
+			return { held };
+		}
+		await this.writer.claim(writes, position);
+		return {
+			answered: (answer) => {
+				if (answer.outcome === 'accepted') {
+					const execution = this.context.getExecutionId();
+					this.process.answers.remember(key, { batchId: answer.batchId, execution });
+				}
+				this.writer.answered(writes, position, answer);
+			},
+		};
 	}
 
 	/**
-	 * Writes every answer given, then takes the campaign out when a production run (not a Retry)
-	 * ended without failing: nobody resumes it, since n8n retries only a failed execution. Otherwise
-	 * the campaign is kept. Never throws: what could not be written is returned.
+	 * A request the run does not send because an earlier request of its send failed (Continue On
+	 * Fail): certainly not sent, so a run that resumes the campaign sends it.
+	 */
+	skip(index: number): void {
+		const { campaign, position } = this.places[index];
+		if (!campaign.holder) this.writer.answered(campaign.writes, position, { outcome: 'released' }, false);
+	}
+
+	/**
+	 * What a run that n8n makes only on the way to a later step holds back (it sends nothing): a
+	 * request accepted in this process with the same requests before it is sent before, with its
+	 * batch; any other is not sent.
+	 */
+	static forLaterStep(
+		context: IExecuteFunctions,
+		requests: readonly RecordRequest[],
+		process: SendProcess,
+	): HeldNumberState[] {
+		const record = RecordStore.nameOf(context);
+		const held: HeldNumberState[] = [];
+		for (const group of groupsOf(requests).values()) {
+			const positions = new Positions(group.map((index) => requests[index]));
+			group.forEach((index, position) => {
+				const accepted = process.answers.of(`${record} ${positions.hash(position)}`);
+				held[index] = accepted
+					? { state: 'sent before', batchId: accepted.batchId, execution: accepted.execution }
+					: { state: 'not sent' };
+			});
+		}
+		return held;
+	}
+
+	/**
+	 * Writes every answer given; then takes out each campaign the run began and sent whole when it
+	 * ended well (nobody resumes it), and keeps the others, marked complete when the run ended
+	 * well with nothing left to send. Never throws: what could not be written is returned.
 	 */
 	async finish(endedWell: boolean): Promise<string[]> {
-		const failed = await this.claims.finish();
-		if (failed) return [failed.message];
-		const ownCampaign = [...this.campaigns.values()].every((campaign) => campaign.kind === 'run');
 		try {
-			if (endedWell && ownCampaign && !this.retry) await this.store.takeOut();
-			else await this.store.keep();
+			const failed = await this.writer.finish();
+			if (failed) return [failed.message];
+			for (const campaign of this.campaigns) await this.close(campaign, endedWell);
+			return [];
 		} catch (error) {
 			return [(error as Error).message];
+		} finally {
+			for (const campaign of this.campaigns) campaign.release?.();
 		}
-		return [];
+	}
+
+	private async close(campaign: Campaign, endedWell: boolean): Promise<void> {
+		const { writes, slot } = campaign;
+		if (campaign.holder) return;
+		if (campaign.own && endedWell && !writes.notAllAccepted && writes.settledAll()) {
+			const slotFacts = slot === undefined ? [] : [slotOf(slot), lastOf(slot)];
+			await this.store.forget([...writes.present, ...slotFacts, ...this.store.ownKeptHour()]);
+			return;
+		}
+		// A run stopped or failed is an interrupted one, even when it left nothing to send.
+		await this.store.keep(endedWell && !writes.leftAnything() ? [complete(writes.name)] : []);
 	}
 }
 
-/** What n8n says about the run; custom data is read through `$execution`, which n8n 1.x has too. */
-function runStartOf(context: IExecuteFunctions): RunStart {
-	let setApart: unknown;
-	try {
-		setApart = context.getWorkflowDataProxy(0).$execution?.customData?.get(SET_APART_KEY);
-	} catch {
-		// No custom data here (a context that has none): nothing was set apart.
+function heldOf(settled: Settled | undefined, accepted?: Accepted): HeldBack | undefined {
+	if (!settled || settled.outcome === 'released') return undefined;
+	if (settled.outcome === 'accepted') {
+		return { state: 'sent before', batchId: accepted?.batchId, execution: accepted?.execution };
 	}
-	return {
-		mode: context.getMode(),
-		executionId: context.getExecutionId(),
-		context: context.getExecutionContext?.(),
-		setApart: typeof setApart === 'string' ? setApart : undefined,
-	};
+	return { state: 'in doubt', cause: settled.cause };
 }
 
-/**
- * Opens the record. A production run's campaign is new: if the record says another run opened it
- * (the same trigger started two runs in one millisecond), this run sets its own apart and names it
- * in the execution's custom data for its Retries.
- */
-async function openCampaigns(
-	context: IExecuteFunctions,
-	start: RunStart,
-	store: RecordStore,
-	campaigns: Map<string, Campaign>,
-): Promise<void> {
-	const retry = start.mode === 'retry';
-	const fresh = retry ? [] : [...campaigns.values()].filter((c) => c.kind === 'run');
-	const taken = await store.open(
-		fresh.map((campaign) => campaign.id),
-		retry,
-	);
-	for (const [key, campaign] of campaigns) {
-		if (!taken.has(campaign.id)) continue;
-		const own = apart(campaign, start.executionId);
-		campaigns.set(key, own);
-		context.getWorkflowDataProxy(0).$execution.customData.set(SET_APART_KEY, own.id);
-	}
-}
-
-function campaignsOf(
-	context: IExecuteFunctions,
-	start: RunStart,
-	keys: readonly string[],
-): Map<string, Campaign> {
-	const campaigns = new Map<string, Campaign>();
-	for (const key of new Set(keys)) {
-		if (campaigns.has(key)) continue;
-		const campaign = campaignOf(start, key);
-		if ('unknown' in campaign) throw unknownCampaign(context, campaign.unknown);
-		campaigns.set(key, campaign);
-	}
-	return campaigns;
-}
-
-function unknownCampaign(context: IExecuteFunctions, why: string): NodeOperationError {
-	return new NodeOperationError(
-		context.getNode(),
-		`Send cannot tell which numbers the execution this Retry continues sent, so it sent nothing: ${why}`,
-		{
-			description:
-				"Sending now could reach someone a second time. Check what that execution sent (n8n's log has Send's progress lines), then run the rest with a Campaign Key of its own, or turn off Send Each Number Once to send to everyone again.",
-		},
-	);
+/** The run's requests by Campaign Key, in the order they go out. */
+function groupsOf(requests: readonly RecordRequest[]): Map<string, number[]> {
+	const groups = new Map<string, number[]>();
+	requests.forEach((request, index) => {
+		const group = groups.get(request.key);
+		if (group) group.push(index);
+		else groups.set(request.key, [index]);
+	});
+	return groups;
 }
