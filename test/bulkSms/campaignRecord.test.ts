@@ -34,6 +34,7 @@ import {
 	startWorkflow,
 	stopTheClock,
 } from '../engine/harness';
+import { STEP } from '../../nodes/BulkSms/operations/send/record/facts';
 import { startSandbox, type QueuedFault, type Sandbox } from '../../sandbox/server';
 import { credentialsFor, getStatus, items, line, send, trigger } from './workflow';
 
@@ -532,6 +533,63 @@ describe('a Campaign Key', () => {
 				/^sent before: accepted earlier in Campaign Key "spring" \(execution harness-\d+, batch \d+\)$/,
 			);
 		}
+	});
+});
+
+describe('the record at campaign scale', () => {
+	/** The most values the record held while `run` went on, read every few milliseconds. */
+	async function widest(workflowId: string, run: Promise<IRun>): Promise<number> {
+		let most = 0;
+		const watch = setInterval(() => {
+			most = Math.max(most, recordOf(workflowId, 'Send').length);
+		}, 2);
+		await run.finally(() => clearInterval(watch));
+		return Math.max(most, recordOf(workflowId, 'Send').length);
+	}
+
+	it('what a call rewrites does not grow with what the campaign has sent', async () => {
+		const small = workflow(contacts(200, 5_000));
+		const large = workflow(contacts(2_000, 6_000));
+		const keyed = { campaign: 'scale', concurrency: 8 };
+		const widestSmall = await widest(small.workflowId, small.run(keyed));
+		const widestLarge = await widest(large.workflowId, large.run(keyed));
+		// Two segments of requests' facts at most (facts.ts), whatever the campaign's size.
+		expect(widestLarge).toBeLessThanOrEqual(2 * STEP * 3 + 32);
+		expect(widestLarge).toBeLessThanOrEqual(widestSmall * 2);
+	});
+
+	it('a campaign stopped past many checkpoints resumes where it stopped: nobody twice, one in doubt', async () => {
+		const rows = contacts(700, 7_000);
+		const c = workflow(rows);
+		const keyed = { campaign: 'spring' };
+		faultAt(300, 'error500');
+		expect(errorOf(await c.run(keyed, 'webhook'), 'Send')).toBeDefined();
+		const again = outputOf(await c.run(keyed, 'webhook'), 'Send');
+		expect(spread(acceptances(rows))).toEqual([1, 699, 0]);
+		expect(inDoubt(again)).toHaveLength(1);
+		await c.run({ ...keyed, inDoubt: 'resend' }, 'webhook');
+		expect(spread(acceptances(rows))).toEqual([0, 700, 0]);
+		const third = outputOf(await c.run(keyed, 'webhook'), 'Send');
+		expect(new Set(outcomes(third))).toEqual(new Set(['sent before']));
+	});
+
+	it('what a run did not send behind a checkpoint is read back exactly: in doubt held, not sent sent', async () => {
+		const rows = contacts(400, 8_000).map(({ phone }) => ({ name: 'all', phone }));
+		const c = workflow(rows, 'Sale today');
+		const combined = { campaign: 'sale', combineItems: true, maxPerRequest: 1, concurrency: 1 };
+		faultAt(51, 'error500');
+		// Continue On Fail: the send's later requests are not sent, and the run ends.
+		await c.run(combined, 'webhook', CONTINUE);
+		expect(spread(acceptances(rows))).toEqual([350, 50, 0]);
+		const again = outputOf(await c.run(combined, 'webhook', CONTINUE), 'Send');
+		expect(spread(acceptances(rows))).toEqual([1, 399, 0]);
+		expect(inDoubt(again)).toHaveLength(1);
+		expect(again[50].json.reason).toMatch(/the service answered with an error/);
+		// Resent behind its checkpoint, it leaves nothing in doubt for the next run.
+		await c.run({ ...combined, inDoubt: 'resend' }, 'webhook', CONTINUE);
+		const last = outputOf(await c.run(combined, 'webhook', CONTINUE), 'Send');
+		expect(spread(acceptances(rows))).toEqual([0, 400, 0]);
+		expect(new Set(outcomes(last))).toEqual(new Set(['sent before']));
 	});
 });
 

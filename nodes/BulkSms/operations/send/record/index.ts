@@ -18,7 +18,8 @@ import { Writer, type Answer } from './writer';
 
 export { laterStepOf } from './runStart';
 export { SendProcess } from './process';
-export { TURN_BOUND_MS, type Campaign } from './open';
+export type { Campaign } from './open';
+export { overrideTurnBound, TURN_BOUND_MS } from './process';
 export type { Answer } from './writer';
 export type { UnknownCause } from './facts';
 
@@ -114,9 +115,7 @@ export class SendRecord {
 		const before = writes.settledBefore(position);
 		const key = `${this.store.name} ${writes.positions.hash(position)}`;
 		const held = heldOf(before, this.process.answers.of(key));
-		if (campaign.holder) {
-			return { held: held ?? { state: 'in doubt', cause: 'stillSending', execution: campaign.holder } };
-		}
+		if (campaign.holder) return { held: heldBeside(held, campaign.holder) };
 		if (held && before && !(held.state === 'in doubt' && this.resendUnknown)) {
 			writes.held(position, before);
 			this.writer.settled();
@@ -204,6 +203,16 @@ function heldOf(settled: Settled | undefined, accepted?: Accepted): HeldBack | u
 		return { state: 'sent before', batchId: accepted?.batchId, execution: accepted?.execution };
 	}
 	return { state: 'in doubt', cause: settled.cause };
+}
+
+/**
+ * A request of a campaign another run of this process is still sending: sent before, or in
+ * doubt for the answer the record has, or, with none, because that run may send it yet.
+ */
+function heldBeside(held: HeldBack | undefined, holder: string): HeldBack {
+	if (held?.state === 'sent before') return held;
+	if (held?.cause !== undefined && held.cause !== 'unanswered') return held;
+	return { state: 'in doubt', cause: 'stillSending', execution: holder };
 }
 
 /** The run's requests by Campaign Key, in the order they go out. */

@@ -10,7 +10,7 @@ import { campaignRule, type RunStart } from './campaign';
 import { readEarlier, RowsDiffer } from './earlier';
 import { at, family, keyCampaign, lastOf, opened, SLOTS, slotOf, through } from './facts';
 import type { Positions, PlannedRequest } from './positions';
-import type { SendProcess } from './process';
+import { turnBound, type SendProcess } from './process';
 import { customDataKey } from './runStart';
 import type { RecordStore } from './store';
 import { CampaignWrites } from './writer';
@@ -27,8 +27,6 @@ export interface Campaign {
 	release?: () => void;
 }
 
-/** How long a run waits for another run of its campaign in this process to end. */
-export const TURN_BOUND_MS = 120_000;
 
 interface Opening {
 	context: IExecuteFunctions;
@@ -67,7 +65,7 @@ async function continued(
 	const execution = context.getExecutionId();
 	const turn = `${store.name} ${name}`;
 	const waited = (holder: string, ms: number) => sayWaiting(context, holder, label, ms);
-	const release = await process.turns.take(turn, execution, TURN_BOUND_MS, waited, sleep, clock);
+	const release = await process.turns.take(turn, execution, turnBound(), waited, sleep, clock);
 	const earlier = await store.alone(async () => await readEarlier(store, name, positions));
 	if (earlier instanceof RowsDiffer || (!earlier && opening.start.mode === 'retry')) {
 		release?.();
@@ -93,7 +91,7 @@ async function editorCampaign(opening: Opening, positions: Positions): Promise<C
 	const waited = (holder: string, ms: number) => sayWaiting(context, holder, label, ms);
 	const turn = `${store.name} ${name}`;
 	const execution = context.getExecutionId();
-	const release = await process.turns.take(turn, execution, TURN_BOUND_MS, waited, sleep, clock);
+	const release = await process.turns.take(turn, execution, turnBound(), waited, sleep, clock);
 	const found = await store.alone(async () => await readEarlier(store, name, positions));
 	if (found instanceof RowsDiffer) {
 		release?.();
@@ -189,7 +187,7 @@ function nameForRetries(context: IExecuteFunctions, name: string): void {
 
 function sayWaiting(context: IExecuteFunctions, holder: string, label: string, ms: number): void {
 	context.logger.info(
-		`${where(context)}: waiting for execution ${holder}, which is sending ${label}, to end (${Math.round(ms / 1000)} s so far, at most ${TURN_BOUND_MS / 1000} s)`,
+		`${where(context)}: waiting for execution ${holder}, which is sending ${label}, to end (${Math.round(ms / 1000)} s so far, at most ${turnBound() / 1000} s)`,
 	);
 }
 

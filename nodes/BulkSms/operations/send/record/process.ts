@@ -63,6 +63,25 @@ export class Turns {
 /** How often a waiting run says so in n8n's log. */
 export const WAIT_SLICE_MS = 15_000;
 
+/** How long a run waits for another run of its campaign in this process to end. */
+export const TURN_BOUND_MS = 120_000;
+
+let turnBoundMs = TURN_BOUND_MS;
+
+/** The wait's bound now (tests shorten it). */
+export function turnBound(): number {
+	return turnBoundMs;
+}
+
+/** For tests only: a shorter wait for every run until the returned function restores it. */
+export function overrideTurnBound(ms: number): () => void {
+	const previous = turnBoundMs;
+	turnBoundMs = ms;
+	return () => {
+		turnBoundMs = previous;
+	};
+}
+
 /** A request accepted in this process: its batch, and the execution that sent it. */
 export interface Accepted {
 	batchId?: string;
