@@ -25,7 +25,10 @@ export class BulkSms implements INodeType {
 		defaults: { name: 'Bulk SMS' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		// Send has a second output, Needs Action, with the items a person must look at (numbers not
+		// valid, in doubt, not sent): the canvas counts its items where the user looks first.
+		outputs:
+			'={{ $parameter.operation === "getStatus" ? ["main"] : [{ "type": "main", "displayName": "All" }, { "type": "main", "displayName": "Needs Action" }] }}',
 		credentials: [{ name: 'bulkSmsApi', required: true }],
 		properties: [
 			{

@@ -449,6 +449,26 @@ describe('what a run that holds back says', () => {
 		);
 	});
 
+	it('the rows that want a person come out again on Needs Action, where the canvas counts them', async () => {
+		const rows = [...contacts(3), { name: 'Typo', phone: '4477009O0000' }];
+		const c = workflow(rows);
+		const options = { output: 'destination', concurrency: 1, doNotSendTo: rows[2].phone };
+		faultAt(2, 'error500');
+		const first = await c.run(options, 'manual', CONTINUE);
+		const needsAction = (run: IRun) =>
+			outputOf(run, 'Send', 1).map((row) => [row.pairedItem, row.json.send_outcome]);
+		// Not the accepted row, nor the opted-out one (the user's own list).
+		expect(needsAction(first)).toEqual([
+			[{ item: 1 }, 'unknown'],
+			[{ item: 3 }, 'skipped'],
+		]);
+		// Run again: the row in doubt still wants a decision; the one sent before does not.
+		expect(needsAction(await c.run(options, 'manual', CONTINUE))).toEqual([
+			[{ item: 1 }, 'in doubt'],
+			[{ item: 3 }, 'skipped'],
+		]);
+	});
+
 	it('the run gives n8n a hint that says how many it held back, and what to do', async () => {
 		const rows = contacts(3);
 		const c = workflow(rows);

@@ -36,6 +36,7 @@ describe('Send', () => {
 				send({
 					destinations: '+44 7700 900120; 0044-7700-900121\n447700900120, abc',
 					message: 'Hello',
+					sendOptions: { onInvalid: 'skip' },
 				}),
 			),
 		);
@@ -63,6 +64,35 @@ describe('Send', () => {
 			['447700900120', 1],
 			['447700900121', 1],
 		]);
+	});
+
+	it('a number mistyped in Destinations: the others are sent, then the run fails saying which', async () => {
+		const result = await run(
+			line(trigger(), send({ destinations: '447700910001, 4477009110O2, 447700910003', message: 'On call' })),
+		);
+		expect(sandbox.received().destinations.map((d) => [d.msisdn, d.accepted])).toEqual([
+			['447700910001', 1],
+			['447700910003', 1],
+		]);
+		const error = errorOf(result, 'Send');
+		expect(error?.message).toMatch(
+			/^1 number\(s\) typed in Destinations are not valid: "4477009110O2": contains "O"[^]*; the others were sent$/,
+		);
+		expect(error?.description).toMatch(/^Accepted: 2 destination\(s\) in 1 batch\(es\): \d+\.[^]*correct Destinations/);
+		// The execution fails, so an error workflow hears of it.
+		expect(result.status).toBe('error');
+	});
+
+	it('a number that is not valid in a row read by an expression is skipped and reported, and the run succeeds', async () => {
+		const result = await run(
+			line(
+				trigger(),
+				items([{ phone: '447700910011' }, { phone: '4477009110O2' }]),
+				send({ destinations: '={{ $json.phone }}', message: 'Reminder' }),
+			),
+		);
+		expect(errorOf(result, 'Send')).toBeUndefined();
+		expect(outputOf(result, 'Send').map((item) => item.json.send_outcome)).toEqual(['accepted', 'skipped']);
 	});
 
 	it('keeps a batch id above 2^53 exact in JSON and in XML', async () => {

@@ -15,7 +15,8 @@ interface Operation extends INodePropertyOptions {
 	/** also the name n8n gives a node added from this action, and the node's subtitle */
 	action: string;
 	/** `process`: what this n8n process keeps for Send's records (operations/send/record). */
-	execute: (this: IExecuteFunctions, process: SendProcess) => Promise<INodeExecutionData[]>;
+	/** The items of each of the operation's outputs. */
+	execute: (this: IExecuteFunctions, process: SendProcess) => Promise<INodeExecutionData[][]>;
 }
 
 export const OPERATIONS: Operation[] = [
@@ -61,5 +62,5 @@ export async function route(
 			},
 		);
 	}
-	return [await operation.execute.call(this, process)];
+	return await operation.execute.call(this, process);
 }

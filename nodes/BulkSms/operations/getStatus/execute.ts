@@ -23,7 +23,11 @@ import { campaignItem, itemsFor } from './output';
  * Reads every input item's batch IDs first (a bad one is refused before any request), fetches
  * each distinct batch once with bounded concurrency, then builds the output in input order.
  */
-export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+export async function executeGetStatus(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	return [await getStatusItems.call(this)];
+}
+
+async function getStatusItems(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const requests: Request[] = [];
 	const notSent: NotSent[] = [];
 	/** Error items of input items whose ids were refused (Continue On Fail), by item index. */

@@ -153,8 +153,14 @@ export const sendDescription: INodeProperties[] = [
 				displayName: 'Invalid Numbers',
 				name: 'onInvalid',
 				type: 'options',
-				default: 'skip',
+				default: 'auto',
 				options: [
+					{
+						name: 'Skip Those From Rows, Fail for Those Typed Here',
+						value: 'auto',
+						description:
+							'Numbers read from rows (an expression) are skipped and reported; a number typed in Destinations is a mistake in the workflow: the others are sent, then the run fails saying which',
+					},
 					{
 						name: 'Skip and Report',
 						value: 'skip',

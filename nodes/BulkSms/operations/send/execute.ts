@@ -3,8 +3,16 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { accountsOfRun, restated } from '../../../shared/transport';
 import { accountOfRun, explainRequest } from './accounting';
 import type { Plan, SendResults } from './model';
-import { batchItems, destinationRows, failedItem, failedRows, heldBackHint } from './output';
+import {
+	batchItems,
+	destinationRows,
+	failedItem,
+	failedRows,
+	heldBackHint,
+	needsAction,
+} from './output';
 import { planSend } from './plan';
+import { typedMistake } from './refusals';
 import type { SendProcess } from './record';
 import { isFailure, sendAll } from './run';
 
@@ -12,20 +20,26 @@ import { isFailure, sendAll } from './run';
  * One batch per input item, items with the same message together, or all items in one
  * batch; a batch larger than the cap goes out in chunks. Every item is checked before
  * anything is sent, requests go out with bounded concurrency, and the output keeps the
- * input order. A failure says what became of every destination of the run.
+ * input order. A failure says what became of every destination of the run. The second
+ * output, Needs Action, has again the items a person must look at.
  */
 export async function executeSend(
 	this: IExecuteFunctions,
 	process: SendProcess,
-): Promise<INodeExecutionData[]> {
+): Promise<INodeExecutionData[][]> {
 	// One credential read per item for the settings and all that item's requests.
 	const accountOf = accountsOfRun.call(this);
 	const plan = await planSend.call(this, accountOf);
 	const { sent } = await sendAll.call(this, plan, accountOf, process);
 	if (!this.continueOnFail()) throwFirstFailure(sent);
+	if (plan.mistakes.length > 0 && !this.continueOnFail()) {
+		const { sentences, items } = accountOfRun(sent);
+		throw typedMistake.call(this, plan.mistakes, sentences, items);
+	}
 	const hint = heldBackHint(sent);
 	sayWhatWasHeldBack.call(this, hint);
-	return plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
+	const all = plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
+	return [all, all.filter((item) => needsAction(item.json))];
 }
 
 /**

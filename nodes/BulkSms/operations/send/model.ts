@@ -81,6 +81,8 @@ export interface Plan {
 	sends: Send[];
 	/** Items (or a combined group) that cannot be sent, under Continue On Fail. */
 	failures: ItemFailure[];
+	/** Invalid numbers typed in Destinations itself: the run fails once the others are sent. */
+	mistakes: Skipped[];
 }
 
 /** What one item asks for, read once. */
@@ -91,6 +93,8 @@ export interface ItemSend extends Numbers {
 	format: WireFormat;
 	maxPerRequest: number;
 	onInvalid: string;
+	/** Destinations is typed in the node, not an expression: a bad number there is a mistake. */
+	typed: boolean;
 	duplicates: number;
 	campaign: string;
 }

@@ -83,8 +83,8 @@ function messageFields(send: Send, destinations: number): IDataObject {
 
 /** A held-back number as the output lists it, with its state, batch and reason. */
 interface HeldEntry extends Skipped {
-	state: HeldNumber['state'];
-	batch_id: string | null;
+	state?: HeldNumber['state'];
+	batch_id?: string | null;
 }
 
 function heldEntries({ send, campaign }: SendResults, held: readonly HeldNumber[]): HeldEntry[] {
@@ -130,6 +130,25 @@ export function heldBackHint(sent: readonly SendResults[]): string | undefined {
 		);
 	}
 	return said.length > 0 ? said.join(' ') : undefined;
+}
+
+/**
+ * Whether an output item wants a person's action: a number meant to get the text that did not
+ * (not valid, in doubt, unknown, not sent, refused, failed), or numbers the service dropped. Sent
+ * now or before, opted out and repeated rows want none.
+ */
+export function needsAction(json: IDataObject): boolean {
+	const outcome = json.send_outcome;
+	const entries = Array.isArray(json.skipped) ? (json.skipped as HeldEntry[]) : [];
+	const wanting = (entry: HeldEntry) =>
+		entry.state === undefined ? !isLeftOut(entry) : entry.state !== 'sent before';
+	if (outcome === 'skipped' && !Array.isArray(json.skipped)) {
+		return !isLeftOut({ input: '', item: 0, reason: String(json.reason) });
+	}
+	if (outcome === 'accepted' || outcome === 'sent before' || outcome === 'skipped') {
+		return Number(json.dropped_by_service ?? 0) > 0 || entries.some(wanting);
+	}
+	return true;
 }
 
 // ---------------------------------------------------------------------------------------

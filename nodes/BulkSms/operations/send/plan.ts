@@ -20,8 +20,9 @@ import {
 	type Plan,
 	type RunSettings,
 	type Send,
+	type Skipped,
 } from './model';
-import { checkSomethingToSend, oneError, refusedNumbers } from './refusals';
+import { checkSomethingToSend, invalidOf, oneError, refusedNumbers } from './refusals';
 
 /**
  * Every item is read and checked before anything is sent. Without Continue On Fail, items that
@@ -36,9 +37,9 @@ export async function planSend(this: IExecuteFunctions, accountOf: AccountOf): P
 	const fail = (items: number[], error: unknown, numbers?: Numbers[]) => {
 		failures.push({ items, error: asNodeError(this, error, items[0]), numbers });
 	};
-	const planned = (sends: Send[]): Plan => {
+	const planned = (sends: Send[], mistakes: Skipped[] = []): Plan => {
 		if (failures.length > 0 && !this.continueOnFail()) throw oneError.call(this, failures);
-		return { settings, sends, failures };
+		return { settings, sends, failures, mistakes };
 	};
 	const all = Array.from({ length: itemCount }, (_, item) => item);
 	let reader: (item: number) => ItemSend;
@@ -74,10 +75,16 @@ export async function planSend(this: IExecuteFunctions, accountOf: AccountOf): P
 	if (settings.once) dropRepeats(sends);
 	const perRequest = settings.speedLimit?.messages;
 	for (const send of sends) send.chunks = chunk(send.destinations, send.maxPerRequest, perRequest);
-	const plan = planned(sends);
+	const plan = planned(sends, typedMistakes(perItem));
 	if (!this.continueOnFail()) checkSomethingToSend.call(this, sends, itemCount);
 	checkCredits.call(this, sends, settings.maxCredits);
 	return plan;
+}
+
+/** Invalid numbers typed in Destinations, once (a typed list is the same for every item). */
+function typedMistakes(perItem: readonly ItemSend[]): Skipped[] {
+	const typed = perItem.find((itemSend) => itemSend.typed && itemSend.onInvalid === 'auto');
+	return typed ? invalidOf(typed.skipped) : [];
 }
 
 /** Items that go out together: all of them, those with the same message and options, or each alone. */

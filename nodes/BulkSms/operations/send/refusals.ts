@@ -2,7 +2,7 @@
  * Bad rows, worded: numbers that cannot be sent, an item that must fail for them (Fail the
  * Item), several failing items said in one error, and a run left with nothing to send.
  */
-import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { count, listFew } from '../../../shared/domain/words';
@@ -34,7 +34,8 @@ export function entriesText(entries: readonly Skipped[], named = NAMED): string 
 	return listFew(entries.map(entryText), named, '; ');
 }
 
-function invalidOf(entries: readonly Skipped[]): Skipped[] {
+/** The entries left out because they are not valid numbers. */
+export function invalidOf(entries: readonly Skipped[]): Skipped[] {
 	return entries.filter((skipped) => !isLeftOut(skipped));
 }
 
@@ -71,6 +72,29 @@ export function refusedNumbers(
 			itemIndex,
 		},
 	);
+}
+
+/**
+ * Invalid numbers typed in Destinations are a mistake in the workflow: once the others are sent,
+ * the run fails saying which, so that the user (and an error workflow) hears of it every time.
+ */
+export function typedMistake(
+	this: IExecuteFunctions,
+	mistakes: readonly Skipped[],
+	sentences: readonly string[],
+	items: IDataObject[],
+): NodeOperationError {
+	const what = `${count(mistakes.length)} number(s) typed in Destinations are not valid: ${entriesText(mistakes)}`;
+	const error = new NodeOperationError(this.getNode(), `${what}; the others were sent`, {
+		description: [
+			...sentences.filter(Boolean),
+			'A number typed in the node is a mistake in the workflow, so the run fails once the valid ones are sent: correct Destinations. To skip such numbers and let the run succeed, set Options → Invalid Numbers to Skip and Report.',
+		].join(' '),
+		itemIndex: mistakes[0].item,
+	});
+	// What became of every number, as data, as the error of a failed request has it.
+	Object.assign(error.context, { items });
+	return error;
 }
 
 /** Several items that cannot be sent stop the run with one error that names each. */

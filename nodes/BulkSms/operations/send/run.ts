@@ -111,7 +111,8 @@ export async function sendAll(
 	await forEachConcurrently(positions, settings.concurrency, sendOne, run.stopped);
 	if (record) {
 		const endedWell = !failed && cancel?.aborted !== true;
-		for (const problem of await record.finish(endedWell)) {
+		// A run that fails for a mistake in Destinations still sent all it could: kept for its Retries.
+		for (const problem of await record.finish(endedWell, plan.mistakes.length > 0)) {
 			this.logger.warn(`Bulk SMS Send could not write its record of accepted sends: ${problem}`);
 		}
 	}

@@ -171,11 +171,11 @@ export class SendRecord {
 	 * ended well (nobody resumes it), and keeps the others, marked complete when the run ended
 	 * well with nothing left to send. Never throws: what could not be written is returned.
 	 */
-	async finish(endedWell: boolean): Promise<string[]> {
+	async finish(endedWell: boolean, keep = false): Promise<string[]> {
 		try {
 			const failed = await this.writer.finish();
 			if (failed) return [failed.message];
-			for (const campaign of this.campaigns) await this.close(campaign, endedWell);
+			for (const campaign of this.campaigns) await this.close(campaign, endedWell, keep);
 			return [];
 		} catch (error) {
 			return [(error as Error).message];
@@ -184,10 +184,11 @@ export class SendRecord {
 		}
 	}
 
-	private async close(campaign: Campaign, endedWell: boolean): Promise<void> {
+	/** `keep`: the run fails after sending all it could; its Retries hold back what it sent. */
+	private async close(campaign: Campaign, endedWell: boolean, keep: boolean): Promise<void> {
 		const { writes, slot } = campaign;
 		if (campaign.holder) return;
-		if (campaign.own && endedWell && !writes.notAllAccepted && writes.settledAll()) {
+		if (campaign.own && endedWell && !keep && !writes.notAllAccepted && writes.settledAll()) {
 			const slotFacts = slot === undefined ? [] : [slotOf(slot), lastOf(slot)];
 			await this.store.forget([...writes.present, ...slotFacts, ...this.store.ownKeptHour()]);
 			return;
