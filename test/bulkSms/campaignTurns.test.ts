@@ -1,6 +1,3 @@
-/* eslint-disable
-	@n8n/community-nodes/no-restricted-globals
-	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * Runs of one campaign at the same moment, in one n8n process: each takes its turn, so every run
  * ends, every number gets the text once, and a run that waits says so in n8n's log and never
