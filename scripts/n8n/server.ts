@@ -333,6 +333,13 @@ export class N8nServer {
 		});
 	}
 
+	/** Saves a change to a workflow as the editor does (its version id guards a concurrent edit). */
+	async updateWorkflow(id: string, change: (workflow: JsonObject) => void): Promise<void> {
+		const { data } = await this.request<{ data: JsonObject }>('GET', `/rest/workflows/${id}`);
+		change(data);
+		await this.request('PATCH', `/rest/workflows/${id}`, { body: data });
+	}
+
 	/** The editor's Stop of a running execution. */
 	async stopExecution(executionId: string): Promise<JsonObject> {
 		return this.request<JsonObject>('POST', `/rest/executions/${executionId}/stop`);

@@ -173,6 +173,8 @@ export const WEBHOOK_NODE_NAME = 'Webhook';
 export interface SendSetup {
 	sendOptions?: JsonObject;
 	settings?: JsonObject;
+	/** Send's other parameters (Numbers In Doubt: `inDoubt`). */
+	parameters?: JsonObject;
 }
 
 /**
@@ -181,6 +183,10 @@ export interface SendSetup {
  */
 export interface Start {
 	webhookPath?: string;
+	/** Get Delivery Status after Send, reading each row's batch. */
+	thenStatus?: boolean;
+	/** The workflow n8n runs when this one fails (its Error Workflow setting). */
+	errorWorkflow?: string;
 }
 
 /**
@@ -204,7 +210,59 @@ export function contactsCampaign(
 		destinations: '={{ $json.phone }}',
 		message: '=Hi {{ $json.name }}, your order is ready.',
 	});
-	return workflowOf(id, `Campaign ${id}`, start, [contactList, sms]);
+	const status = start.thenStatus ? [statusNode(id, 660)] : [];
+	return workflowOf(id, `Campaign ${id}`, start, [contactList, sms, ...status]);
+}
+
+export const WAIT_NODE_NAME = 'Wait';
+export const UNANSWERED_NODE_NAME = 'Not Acknowledged Yet';
+
+/**
+ * An escalation as users build it: the alert, a Wait, then the alert again while nobody has
+ * acknowledged it (a Code node standing in for the check), `passes` alerts in one execution.
+ */
+export function escalationWorkflow(
+	id: string,
+	destinations: string,
+	passes: number,
+	start: Start = {},
+): JsonObject {
+	const sms = sendNode(id, 220, {}, { destinations, message: 'ALERT: the database is down.' });
+	const wait = node(id, WAIT_NODE_NAME, 'n8n-nodes-base.wait', 440, {
+		typeVersion: 1.1,
+		parameters: { amount: 1, unit: 'seconds' },
+		webhookId: randomUUID(),
+	});
+	const unanswered = node(id, UNANSWERED_NODE_NAME, 'n8n-nodes-base.code', 660, {
+		typeVersion: 2,
+		parameters: { jsCode: `return $runIndex < ${passes - 1} ? [{ json: {} }] : [];` },
+	});
+	const workflow = workflowOf(id, `Escalation ${id}`, start, [sms, wait, unanswered]);
+	const connections = workflow.connections as JsonObject;
+	connections[UNANSWERED_NODE_NAME] = { main: [[{ node: SEND_NODE_NAME, type: 'main', index: 0 }]] };
+	return workflow;
+}
+
+/** A workflow n8n runs when another fails: Error Trigger → No Op, its runs counted. */
+export function errorWorkflow(id: string): JsonObject {
+	const trigger = node(id, 'Error Trigger', 'n8n-nodes-base.errorTrigger', 0, { parameters: {} });
+	const noted = node(id, 'Noted', 'n8n-nodes-base.noOp', 220, { parameters: {} });
+	return {
+		id,
+		name: `Errors ${id}`,
+		nodes: [trigger, noted],
+		connections: { 'Error Trigger': { main: [[{ node: 'Noted', type: 'main', index: 0 }]] } },
+		active: false,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
+function statusNode(workflowId: string, x: number): JsonObject {
+	return node(workflowId, STATUS_NODE_NAME, SEND_NODE_TYPE, x, {
+		parameters: { resource: 'sms', operation: 'getStatus', statusOptions: {} },
+		credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+	});
 }
 
 /**
@@ -239,7 +297,10 @@ function workflowOf(id: string, name: string, start: Start, chain: JsonObject[])
 		nodes: [...triggers, ...chain],
 		connections,
 		active: false,
-		settings: { executionOrder: 'v1' },
+		settings: {
+			executionOrder: 'v1',
+			...(start.errorWorkflow ? { errorWorkflow: start.errorWorkflow } : {}),
+		},
 		pinData: {},
 	};
 }
@@ -261,6 +322,7 @@ function sendNode(workflowId: string, x: number, send: SendSetup, fields: JsonOb
 			resource: 'sms',
 			operation: 'send',
 			...fields,
+			...(send.parameters ?? {}),
 			sendOptions: send.sendOptions ?? {},
 		},
 		credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },

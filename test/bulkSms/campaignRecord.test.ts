@@ -593,6 +593,17 @@ describe('the record at campaign scale', () => {
 		expect(new Set(outcomes(third))).toEqual(new Set(['sent before']));
 	});
 
+	it('a run from the editor resumes a run that left a number in doubt past its checkpoints (Continue On Fail)', async () => {
+		const rows = contacts(300, 9_000);
+		const c = workflow(rows);
+		faultAt(198, 'error500');
+		await c.run({}, 'manual', CONTINUE);
+		const again = outputOf(await c.run({}, 'manual', CONTINUE), 'Send');
+		expect(spread(acceptances(rows))).toEqual([1, 299, 0]);
+		expect(outcomes(again).filter((o) => o === 'sent before')).toHaveLength(299);
+		expect(inDoubt(again)).toHaveLength(1);
+	});
+
 	it('what a run did not send behind a checkpoint is read back exactly: in doubt held, not sent sent', async () => {
 		const rows = contacts(400, 8_000).map(({ phone }) => ({ name: 'all', phone }));
 		const c = workflow(rows, 'Sale today');

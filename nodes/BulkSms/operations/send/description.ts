@@ -61,7 +61,7 @@ export const sendDescription: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"Each number gets a text once per campaign. Every production run (a schedule, a webhook, a form, an app event) is a campaign of its own, so each alert reaches everyone. A Retry continues the run it retries, and runs from the editor continue the editor's campaign: neither sends a number twice. To resume a production campaign by name (a webhook whose caller may repeat), set Options → Campaign Key.",
+			"Each number gets a text once per campaign. Every run you start is a campaign of its own, in production or from the editor, so each alert and each test reaches everyone. What was interrupted is resumed, never resent: a Retry continues the run it retries, and a run from the editor continues this node's last run if that run failed, was stopped or crashed with the same rows. When n8n runs Send only on the way to a later step, it sends nothing. To resume production runs by name, set Options → Campaign Key.",
 		name: 'onceNotice',
 		type: 'notice',
 		default: '',
@@ -103,7 +103,7 @@ export const sendDescription: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. spring-sale, or {{ $json.campaign_id }}',
 				description:
-					"Runs that give the same key are one campaign, whatever started them: a number gets its text once across them, so running again resumes. A new key sends to everyone. Empty: each production run is its own campaign, and the editor's runs are one.",
+					"Runs that give the same key are one campaign, whatever started them: a number gets its text once across them, so running again resumes (and sends rows added at the end). A new key sends to everyone. Empty: every run you start is a campaign of its own.",
 			},
 			{
 				displayName: 'Combine All Items Into One Batch',
@@ -218,7 +218,7 @@ export const sendDescription: INodeProperties[] = [
 				default: 12,
 				typeOptions: { minValue: 1, maxValue: 168 },
 				description:
-					"How long what the editor's runs, a Campaign Key or a failed run sent is remembered: Send's record forgets it this many hours after the last run that left something to resume. A Retry in that time resumes; later, everyone is sent to again.",
+					"How long Send's record keeps what an interrupted run or a Campaign Key sent: it forgets it this many hours after the last run that left something to resume. Within that time a Retry, the editor or the same key resumes; later, everyone is sent to again.",
 			},
 			{
 				displayName: 'Send Each Number Once',

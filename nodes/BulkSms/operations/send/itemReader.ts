@@ -169,7 +169,7 @@ export async function itemReader(
 			maxPerRequest: Math.max(1, Math.floor(numberOr(option('maxPerRequest', 1000), 1000))),
 			onInvalid: option('onInvalid', 'auto'),
 			typed: !isExpression(this.getNode().parameters.destinations),
-			campaign: campaignOf.call(this, option<unknown>('campaign', ''), item),
+			campaign: campaignKeyOf.call(this, option<unknown>('campaign', ''), item),
 			destinations: [],
 			skipped: [],
 			duplicates: 0,
@@ -262,8 +262,8 @@ export function numberOr(value: unknown, fallback: number): number {
 	return Number.isFinite(number) ? number : fallback;
 }
 
-/** The Campaign option as text: a name or a number; anything else from an expression is refused. */
-function campaignOf(this: IExecuteFunctions, value: unknown, itemIndex: number): string {
+/** The Campaign Key option as text: a name or a number; anything else from an expression is refused. */
+function campaignKeyOf(this: IExecuteFunctions, value: unknown, itemIndex: number): string {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string' || typeof value === 'number') return String(value).trim();
 	throw new NodeOperationError(this.getNode(), `The campaign is not text (got ${kindOf(value)})`, {

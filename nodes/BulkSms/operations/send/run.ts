@@ -80,7 +80,7 @@ export async function sendAll(
 		return { sent: all };
 	}
 	const record = settings.once ? await openRecord.call(this, plan, requests, process) : undefined;
-	if (record) for (const request of queue) request.owner.campaign ??= record.campaignOf(request.queued);
+	if (record) for (const request of queue) request.owner.campaign ??= record.campaignAt(request.queued);
 	const cancel = this.getExecutionCancelSignal?.();
 	const failedSends = new Set<Send>();
 	const continueOnFail = this.continueOnFail();

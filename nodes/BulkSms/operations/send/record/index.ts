@@ -101,7 +101,7 @@ export class SendRecord {
 	}
 
 	/** The campaign request `index` of the run is counted in. */
-	campaignOf(index: number): Campaign {
+	campaignAt(index: number): Campaign {
 		return this.places[index].campaign;
 	}
 

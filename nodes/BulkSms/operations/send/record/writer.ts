@@ -144,9 +144,21 @@ export class CampaignWrites {
 		return { add, remove, end };
 	}
 
-	/** The checkpoint is written: the requests behind it are no longer followed one by one. */
+	/**
+	 * The checkpoint is written: the requests behind it are no longer followed one by one, but
+	 * for those with exception facts (in doubt, not sent), which a run that goes on may send again.
+	 */
 	passed(end: number): void {
-		for (let i = this.base; i < end; i++) this.requests.delete(i);
+		for (let i = this.base; i < end; i++) {
+			const request = this.requests.get(i)!;
+			if (request.settled?.outcome === 'accepted') {
+				this.requests.delete(i);
+				continue;
+			}
+			request.facts = new Set(this.finalFacts(i, request.settled!));
+			const segment = this.exceptionsBehind.get(end) ?? new Set<number>();
+			this.exceptionsBehind.set(end, segment.add(i));
+		}
 		this.base = end;
 		this.positions.forgetBefore(end);
 	}
