@@ -122,6 +122,7 @@ describe('n8n execute of examples/sheet-campaign.json', () => {
 		const ARTIFACTS = process.env.BULKSMS_E2E_SCREENSHOTS || path.join(__dirname, 'artifacts');
 		let browser: Browser | undefined;
 		let page: Page;
+		let executionUrl: string;
 
 		afterAll(() => browser?.close());
 
@@ -132,8 +133,8 @@ describe('n8n execute of examples/sheet-campaign.json', () => {
 			browser = await launchBrowser();
 			page = await newPage(browser, { width: 1600, height: 900 });
 			await loginThroughForm(page, server);
-			const url = `${server.baseUrl}/workflow/${workflowId(EXAMPLE)}/executions/${String(execution.id)}`;
-			const table = await showTableOf(page, url, 'Write Back');
+			executionUrl = `${server.baseUrl}/workflow/${workflowId(EXAMPLE)}/executions/${String(execution.id)}`;
+			const table = await showTableOf(page, executionUrl, 'Write Back');
 			fs.mkdirSync(ARTIFACTS, { recursive: true });
 			const file = DOCS
 				? path.join(REPO_ROOT, 'docs', 'editor-sheet-campaign.png')
@@ -162,6 +163,16 @@ describe('n8n execute of examples/sheet-campaign.json', () => {
 				]),
 			);
 			expect((await inspectCanvas(page)).errors).toEqual([]);
+		});
+
+		test("the canvas counts the two bad rows on Send's second output, Needs Action", async () => {
+			await page.goto(executionUrl);
+			const handle = page.locator(
+				'[data-test-id="canvas-node-output-handle"][data-node-name="Send SMS"][data-index="1"]',
+			);
+			await handle.waitFor({ timeout: 60_000 });
+			await page.screenshot({ path: path.join(ARTIFACTS, 'sheet-campaign-needs-action.png') });
+			expect(await handle.innerText()).toMatch(/Needs Action[^]*2 items/);
 		});
 	});
 });

@@ -449,6 +449,33 @@ describe('what a run that holds back says', () => {
 		);
 	});
 
+	it("a row sent before by another n8n process: the batch id the row holds (a sheet written back), or words saying none is known", async () => {
+		const rows = contacts(2, 600);
+		const keyed = { campaign: 'autumn', output: 'destination' };
+		const c = workflow(rows);
+		const first = outputOf(await c.run(keyed, 'webhook'), 'Send');
+		// Another process (another node type instance), reading the sheet as written back: one row
+		// with its batch id, one without.
+		const writtenBack = [{ ...rows[0], batch_id: first[0].json.batch_id }, rows[1]];
+		const spec = c.spec(keyed);
+		const again = outputOf(
+			await runWorkflow({
+				...spec,
+				...line(spec.nodes[0], items(writtenBack as never), spec.nodes[2]),
+				nodeTypes: { [BULK_SMS]: loadPackageNodeType(BULK_SMS)! },
+				mode: 'webhook',
+			}),
+			'Send',
+		);
+		expect(again.map((row) => [row.json.send_outcome, row.json.batch_id])).toEqual([
+			['sent before', first[0].json.batch_id],
+			['sent before', null],
+		]);
+		expect(again[0].json.reason).toMatch(/, as the row says\)$/);
+		expect(again[1].json.reason).toMatch(/its batch id is not known here/);
+		expect(acceptances(rows)).toEqual([1, 1]);
+	});
+
 	it('the rows that want a person come out again on Needs Action, where the canvas counts them', async () => {
 		const rows = [...contacts(3), { name: 'Typo', phone: '4477009O0000' }];
 		const c = workflow(rows);

@@ -1,5 +1,5 @@
 /** What Send's hint says of what it did not send now, by what the run met: a table. */
-import { heldBackHint } from '../../nodes/BulkSms/operations/send/output';
+import { heldBackHint } from '../../nodes/BulkSms/operations/send/leftOut';
 import type { HeldNumber, SendResults } from '../../nodes/BulkSms/operations/send/model';
 
 const heldRun = (states: Array<Omit<HeldNumber, 'msisdn'>>): SendResults =>

@@ -1,7 +1,7 @@
 /** Which of Send's output items come out again on Needs Action: a table over both outputs' shapes. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { needsAction } from '../../nodes/BulkSms/operations/send/output';
+import { needsAction } from '../../nodes/BulkSms/operations/send/leftOut';
 
 const entry = (reason: string, state?: string) => ({ input: '4477', item: 0, reason, state });
 

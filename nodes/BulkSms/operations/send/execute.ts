@@ -3,14 +3,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { accountsOfRun, restated } from '../../../shared/transport';
 import { accountOfRun, explainRequest } from './accounting';
 import type { Plan, SendResults } from './model';
-import {
-	batchItems,
-	destinationRows,
-	failedItem,
-	failedRows,
-	heldBackHint,
-	needsAction,
-} from './output';
+import { heldBackHint, needsAction } from './leftOut';
+import { batchItems, destinationRows, failedItem, failedRows } from './output';
 import { planSend } from './plan';
 import { typedMistake } from './refusals';
 import type { SendProcess } from './record';
