@@ -291,5 +291,7 @@ test("a production run that held numbers back says so: a hint in its stored run 
 		}),
 	]);
 	const where = `(workflow alertKeyed, execution ${String(second.id)})`;
-	expect(n8n.log).toContain(`Bulk SMS Send "${SEND_NODE_NAME}" ${where}: Did not send again to 1 number(s)`);
+	expect(n8n.log).toContain(
+		`Bulk SMS Send "${SEND_NODE_NAME}" ${where}: Did not send again to 1 number(s)`,
+	);
 });

@@ -18,13 +18,23 @@ const ROWS = 300;
 let harness: Harness;
 let n8n: N8nServer;
 
-const retried = contactsCampaign('deliveryRetried', { count: ROWS, prefix: '4477311' }, {}, {
-	webhookPath: 'delivery-retried',
-	thenStatus: true,
-});
-const again = contactsCampaign('deliveryAgain', { count: ROWS, prefix: '4477312' }, {}, {
-	thenStatus: true,
-});
+const retried = contactsCampaign(
+	'deliveryRetried',
+	{ count: ROWS, prefix: '4477311' },
+	{},
+	{
+		webhookPath: 'delivery-retried',
+		thenStatus: true,
+	},
+);
+const again = contactsCampaign(
+	'deliveryAgain',
+	{ count: ROWS, prefix: '4477312' },
+	{},
+	{
+		thenStatus: true,
+	},
+);
 
 beforeAll(async () => {
 	harness = await startHarness({ timeScale: 0 });
@@ -101,7 +111,8 @@ test('failed half way and run again from the editor: every row sent before keeps
 	const resumedId = await n8n.runManually('deliveryAgain');
 	const all = await n8n.waitForExecutions(
 		'deliveryAgain',
-		(summaries) => settled(1)(summaries) && summaries.some((e) => String(e.id) === resumedId && e.stoppedAt),
+		(summaries) =>
+			settled(1)(summaries) && summaries.some((e) => String(e.id) === resumedId && e.stoppedAt),
 		120_000,
 	);
 	const first = all.find((e) => String(e.id) === firstId)!;
@@ -110,7 +121,9 @@ test('failed half way and run again from the editor: every row sent before keeps
 	expect(spread('4477312')).toEqual([1, ROWS - 1, 0]);
 	expectEveryRowFollowed(resumed);
 	// The batch each row was accepted in by the failed run, as its error lists them.
-	const { error } = (first.data as JsonObject).resultData as { error: { context: { items: JsonObject[] } } };
+	const { error } = (first.data as JsonObject).resultData as {
+		error: { context: { items: JsonObject[] } };
+	};
 	const batchOf = new Map(
 		error.context.items
 			.filter((entry) => entry.outcome === 'accepted')

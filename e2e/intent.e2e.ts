@@ -28,20 +28,35 @@ let n8n: N8nServer;
 const table: string[] = [];
 
 const ROWS = 300;
-const reminder = contactsCampaign('intentReminder', { count: ROWS, prefix: '4477301' }, {}, {
-	webhookPath: 'intent-reminder',
-});
+const reminder = contactsCampaign(
+	'intentReminder',
+	{ count: ROWS, prefix: '4477301' },
+	{},
+	{
+		webhookPath: 'intent-reminder',
+	},
+);
 const ALERT_NUMBERS = ['447730200001', '447730200002', '447730200003'];
-const alert = alertWorkflow('intentAlert', ALERT_NUMBERS.join(', '), {}, { webhookPath: 'intent-alert' });
+const alert = alertWorkflow(
+	'intentAlert',
+	ALERT_NUMBERS.join(', '),
+	{},
+	{ webhookPath: 'intent-alert' },
+);
 const ESCALATED = ['447730300001', '447730300002', '447730300003'];
 const escalation = escalationWorkflow('intentEscalation', ESCALATED.join(', '), 3, {
 	webhookPath: 'intent-escalation',
 });
 const TYPO = ['447730400001', '4477304000O2', '447730400003'];
-const typo = alertWorkflow('intentTypo', TYPO.join(', '), {}, {
-	webhookPath: 'intent-typo',
-	errorWorkflow: 'intentErrors',
-});
+const typo = alertWorkflow(
+	'intentTypo',
+	TYPO.join(', '),
+	{},
+	{
+		webhookPath: 'intent-typo',
+		errorWorkflow: 'intentErrors',
+	},
+);
 const PATIENTS = 10;
 const patients = contactsCampaign(
 	'intentPatients',
@@ -92,13 +107,23 @@ function timesAccepted(numbers: readonly string[]): number[] {
 	return numbers.map((msisdn) => accepted.get(msisdn) ?? 0);
 }
 
-const reminderNumbers = Array.from({ length: ROWS }, (_, i) => `4477301${String(i).padStart(5, '0')}`);
-const patientNumbers = Array.from({ length: PATIENTS }, (_, i) => `4477305${String(i).padStart(5, '0')}`);
+const reminderNumbers = Array.from(
+	{ length: ROWS },
+	(_, i) => `4477301${String(i).padStart(5, '0')}`,
+);
+const patientNumbers = Array.from(
+	{ length: PATIENTS },
+	(_, i) => `4477305${String(i).padStart(5, '0')}`,
+);
 
 /** Numbers sent 0, 1 and 2 or more times. */
 function spread(numbers: readonly string[]): [number, number, number] {
 	const times = timesAccepted(numbers);
-	return [times.filter((t) => t === 0).length, times.filter((t) => t === 1).length, times.filter((t) => t > 1).length];
+	return [
+		times.filter((t) => t === 0).length,
+		times.filter((t) => t === 1).length,
+		times.filter((t) => t > 1).length,
+	];
 }
 
 function faultAt(n: number, fault: QueuedFault): void {
@@ -124,7 +149,8 @@ async function fromEditor(workflowId: string): Promise<JsonObject> {
 async function endedExecution(workflowId: string, id: string): Promise<JsonObject> {
 	const all = await n8n.waitForExecutions(
 		workflowId,
-		(summaries) => settled(1)(summaries) && summaries.some((e) => String(e.id) === id && e.stoppedAt),
+		(summaries) =>
+			settled(1)(summaries) && summaries.some((e) => String(e.id) === id && e.stoppedAt),
 		120_000,
 	);
 	return all.find((execution) => String(execution.id) === id)!;
@@ -173,14 +199,19 @@ test('a reminder campaign started by a webhook fails at request 151; run again f
 test('the alert tested from the editor, published, fired three times, then tested again: every test sends', async () => {
 	const test_ = async () => {
 		await n8n.listenForTestEvent('intentAlert', WEBHOOK_NODE_NAME);
-		expect((await fetch(`${n8n.baseUrl}/webhook-test/intent-alert`, { method: 'POST' })).status).toBe(200);
+		expect(
+			(await fetch(`${n8n.baseUrl}/webhook-test/intent-alert`, { method: 'POST' })).status,
+		).toBe(200);
 	};
 	await test_();
 	await activate('intentAlert', 'intent-alert');
 	for (let fired = 0; fired < 3; fired++) expect(await post('intent-alert')).toBe(200);
 	await test_();
 	expect(timesAccepted(ALERT_NUMBERS)).toEqual([5, 5, 5]);
-	said('the alert tested from the editor, published, fired three times, then tested again', 'each phone 5 times: both tests sent');
+	said(
+		'the alert tested from the editor, published, fired three times, then tested again',
+		'each phone 5 times: both tests sent',
+	);
 });
 
 test('an escalation loops back into Send three times in one execution: three alerts, in production and from the editor', async () => {
@@ -190,7 +221,10 @@ test('an escalation loops back into Send three times in one execution: three ale
 	const fromTheEditor = await fromEditor('intentEscalation');
 	expect(fromTheEditor.status).toBe('success');
 	expect(timesAccepted(ESCALATED)).toEqual([6, 6, 6]);
-	said('an escalation: Send → Wait → Code (not acknowledged) → Send, three passes', 'production 3, the editor 3 more');
+	said(
+		'an escalation: Send → Wait → Code (not acknowledged) → Send, three passes',
+		'production 3, the editor 3 more',
+	);
 });
 
 describe('runs of one Campaign Key at the same moment all end, each number once', () => {
@@ -209,7 +243,10 @@ describe('runs of one Campaign Key at the same moment all end, each number once'
 			expect(timesAccepted(numbers)).toEqual([1, 1, 1]);
 			const executions = await n8n.waitForExecutions(id, settled(runs), 60_000);
 			expect(executions.map((e) => e.status)).toEqual(Array(runs).fill('success'));
-			said(`${runs} calls of one Campaign Key at once, ${latency} ms`, `each number once; ${runs} of ${runs} executions finished, every caller answered 200`);
+			said(
+				`${runs} calls of one Campaign Key at once, ${latency} ms`,
+				`each number once; ${runs} of ${runs} executions finished, every caller answered 200`,
+			);
 		},
 	);
 });
@@ -226,7 +263,10 @@ test('one on-call number mistyped among three typed in Send: the others get it, 
 	expect(error).toMatch(/typed in Destinations are not valid: \\"4477304000O2\\"/);
 	const heard = await n8n.waitForExecutions('intentErrors', settled(1), 60_000);
 	expect(heard[0]).toMatchObject({ mode: 'error' });
-	said('one on-call number mistyped (4477304000O2) among three typed in Send', 'the two others got it; the execution failed naming the typo; the error workflow ran');
+	said(
+		'one on-call number mistyped (4477304000O2) among three typed in Send',
+		'the two others got it; the execution failed naming the typo; the error workflow ran',
+	);
 });
 
 test('a 500 on one patient under Continue On Fail: Needs Action holds the patient; set Numbers In Doubt to Resend and run again: once, nobody twice', async () => {
@@ -244,5 +284,8 @@ test('a 500 on one patient under Continue On Fail: Needs Action holds the patien
 	const resent = await fromEditor('intentPatients');
 	expect(spread(patientNumbers)).toEqual([0, PATIENTS, 0]);
 	expect(sendItems(resent, 1)).toEqual([]);
-	said('a 500 on one patient (Continue On Fail)', 'the patient on Needs Action (1 item on the canvas), in doubt on the next run; Numbers In Doubt → Resend: sent once, nobody twice');
+	said(
+		'a 500 on one patient (Continue On Fail)',
+		'the patient on Needs Action (1 item on the canvas), in doubt on the next run; Numbers In Doubt → Resend: sent once, nobody twice',
+	);
 });

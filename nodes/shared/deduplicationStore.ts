@@ -53,7 +53,10 @@ export class DeduplicationStore {
 	}
 
 	/** Names a record among those of this process: its workflow, scope and node. */
-	static nameOf(context: Pick<IExecuteFunctions, 'getWorkflow' | 'getNode'>, scope: StoreScope): string {
+	static nameOf(
+		context: Pick<IExecuteFunctions, 'getWorkflow' | 'getNode'>,
+		scope: StoreScope,
+	): string {
 		const node = scope === 'node' ? context.getNode().id : '';
 		return `${context.getWorkflow().id ?? ''} ${scope} ${node}`;
 	}

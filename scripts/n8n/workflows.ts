@@ -239,7 +239,9 @@ export function escalationWorkflow(
 	});
 	const workflow = workflowOf(id, `Escalation ${id}`, start, [sms, wait, unanswered]);
 	const connections = workflow.connections as JsonObject;
-	connections[UNANSWERED_NODE_NAME] = { main: [[{ node: SEND_NODE_NAME, type: 'main', index: 0 }]] };
+	connections[UNANSWERED_NODE_NAME] = {
+		main: [[{ node: SEND_NODE_NAME, type: 'main', index: 0 }]],
+	};
 	return workflow;
 }
 

@@ -114,8 +114,7 @@ test('nobody twice, nobody left out but the numbers named as in doubt', async ()
 					if (!failed) last = outputOf(first, 'Send');
 					// A run that ended well having sent everyone is resumed by nothing: a run after it,
 					// from the editor too, is a campaign of its own (record/campaign.ts).
-					const interrupted =
-						failed || last.some((item) => item.json.send_outcome !== 'accepted');
+					const interrupted = failed || last.some((item) => item.json.send_outcome !== 'accepted');
 					for (const recovery of then) {
 						// n8n retries a failed execution only.
 						if (recovery === 'retry' && !failed) continue;

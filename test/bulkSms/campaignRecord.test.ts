@@ -75,10 +75,7 @@ function workflow(rows: Row[], message = TEXT) {
 		...line(
 			trigger(),
 			items(rows as never),
-			send(
-				{ destinations: '={{ $json.phone }}', message, sendOptions: options, inDoubt },
-				extra,
-			),
+			send({ destinations: '={{ $json.phone }}', message, sendOptions: options, inDoubt }, extra),
 		),
 		workflowId,
 		nodeTypes: oneProcess,
@@ -369,7 +366,9 @@ describe('an interrupted campaign is resumed, never resent', () => {
 		const fromEditor = outputOf(await c.run(), 'Send');
 		expect(spread(acceptances(rows))).toEqual([1, 29, 0]);
 		expect(inDoubt(fromEditor)).toHaveLength(1);
-		expect(fromEditor[0].json.reason).toMatch(/^sent before: accepted earlier in the interrupted run it resumes \(execution harness-\d+, batch \d+\)$/);
+		expect(fromEditor[0].json.reason).toMatch(
+			/^sent before: accepted earlier in the interrupted run it resumes \(execution harness-\d+, batch \d+\)$/,
+		);
 		const retried = await c.retry(failed);
 		expect(errorOf(retried, 'Send')).toBeUndefined();
 		expect(spread(acceptances(rows))).toEqual([1, 29, 0]);
@@ -382,7 +381,7 @@ describe('an interrupted campaign is resumed, never resent', () => {
 		expect(spread(acceptances(rows))).toEqual([0, 0, 30]);
 	});
 
-	it("Execute step on a later step, after an edit before Send: n8n runs Send again, nothing goes out, the later step runs", async () => {
+	it('Execute step on a later step, after an edit before Send: n8n runs Send again, nothing goes out, the later step runs', async () => {
 		const rows = contacts(3);
 		const c = workflow(rows);
 		const withStatus = { ...c.spec(), ...line(...c.spec().nodes, getStatus({})) };
@@ -449,7 +448,7 @@ describe('what a run that holds back says', () => {
 		);
 	});
 
-	it("a row sent before by another n8n process: the batch id the row holds (a sheet written back), or words saying none is known", async () => {
+	it('a row sent before by another n8n process: the batch id the row holds (a sheet written back), or words saying none is known', async () => {
 		const rows = contacts(2, 600);
 		const keyed = { campaign: 'autumn', output: 'destination' };
 		const c = workflow(rows);

@@ -28,10 +28,20 @@ test.each<[string, RunStart, string, ReturnType<typeof campaignRule>]>([
 		'',
 		{ kind: 'retry', campaign: 'slot 2' },
 	],
-	['a Retry of a run that opened no record: it sent nothing by it', run('retry', 'webhook'), '', { kind: 'new' }],
+	[
+		'a Retry of a run that opened no record: it sent nothing by it',
+		run('retry', 'webhook'),
+		'',
+		{ kind: 'new' },
+	],
 	['a Campaign Key, from production', run('webhook'), 'spring', { kind: 'key', key: 'spring' }],
 	['a Campaign Key, from the editor', run('manual'), 'spring', { kind: 'key', key: 'spring' }],
-	['a Campaign Key, in a Retry', run('retry', 'webhook', 'slot 1'), 'spring', { kind: 'key', key: 'spring' }],
+	[
+		'a Campaign Key, in a Retry',
+		run('retry', 'webhook', 'slot 1'),
+		'spring',
+		{ kind: 'key', key: 'spring' },
+	],
 ])('%s', (_, start, key, verdict) => {
 	expect(campaignRule(start, key)).toEqual(verdict);
 });

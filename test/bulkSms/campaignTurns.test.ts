@@ -52,7 +52,9 @@ async function atOnce(runs: number, sendOptions = {}): Promise<IRun[]> {
 }
 
 const timesAccepted = () =>
-	NUMBERS.map((msisdn) => sandbox.received().destinations.find((d) => d.msisdn === msisdn)?.accepted ?? 0);
+	NUMBERS.map(
+		(msisdn) => sandbox.received().destinations.find((d) => d.msisdn === msisdn)?.accepted ?? 0,
+	);
 const outcomesOf = (run: IRun) => outputOf(run, 'Send').map((row) => row.json.send_outcome);
 
 describe('runs of one Campaign Key at the same moment all end, each number once', () => {
@@ -103,7 +105,11 @@ describe('a run that waits for another', () => {
 				: [second, first];
 			expect(outcomesOf(sending)).toEqual(['accepted', 'accepted', 'accepted']);
 			const rows: INodeExecutionData[] = outputOf(waited, 'Send');
-			expect(rows.map((row) => row.json.send_outcome)).toEqual(['in doubt', 'in doubt', 'in doubt']);
+			expect(rows.map((row) => row.json.send_outcome)).toEqual([
+				'in doubt',
+				'in doubt',
+				'in doubt',
+			]);
 			expect(rows[0].json.reason).toMatch(
 				/^in doubt: Campaign Key "outage-42" \(execution harness-\d+\) handed it to the service and that run, still sending in this n8n process, had not finished with it when this run stopped waiting/,
 			);

@@ -31,7 +31,12 @@ test.each<[string, SendResults[], RegExp | undefined]>([
 	],
 	[
 		'n8n ran Send only on the way to a later step: nothing was sent, and how to send',
-		[heldRun([{ state: 'not sent', laterStep: 'Get Status' }, { ...before, laterStep: 'Get Status' }])],
+		[
+			heldRun([
+				{ state: 'not sent', laterStep: 'Get Status' },
+				{ ...before, laterStep: 'Get Status' },
+			]),
+		],
 		/^n8n ran Send again only on the way to "Get Status"[^]*nothing was sent \(2 number\(s\)\)\. To send, execute Send itself, or the whole workflow\.$/,
 	],
 ])('%s', (_, sent, said) => {

@@ -16,14 +16,46 @@ test.each<[string, IDataObject, boolean]>([
 	['a row with a number that is not valid', { send_outcome: 'skipped', reason: 'too short' }, true],
 	['a row opted out', { send_outcome: 'skipped', reason: 'opted out' }, false],
 	['a row repeating an earlier one', { send_outcome: 'skipped', reason: 'duplicate' }, false],
-	['a batch accepted whole', { send_outcome: 'accepted', skipped: [], dropped_by_service: 0 }, false],
-	['a batch the service took fewer numbers of', { send_outcome: 'accepted', skipped: [], dropped_by_service: 2 }, true],
-	['a batch with a number not valid', { send_outcome: 'accepted', skipped: [entry('too short')] }, true],
-	['a batch with a number opted out', { send_outcome: 'accepted', skipped: [entry('opted out')] }, false],
-	['a batch holding back a number sent before', { send_outcome: 'accepted', skipped: [entry('…', 'sent before')] }, false],
-	['a batch holding back a number in doubt', { send_outcome: 'accepted', skipped: [entry('…', 'in doubt')] }, true],
-	['a batch held back whole, sent before', { send_outcome: 'sent before', skipped: [entry('…', 'sent before')] }, false],
-	['nothing to send: only repeated rows', { send_outcome: 'skipped', skipped: [entry('duplicate')] }, false],
+	[
+		'a batch accepted whole',
+		{ send_outcome: 'accepted', skipped: [], dropped_by_service: 0 },
+		false,
+	],
+	[
+		'a batch the service took fewer numbers of',
+		{ send_outcome: 'accepted', skipped: [], dropped_by_service: 2 },
+		true,
+	],
+	[
+		'a batch with a number not valid',
+		{ send_outcome: 'accepted', skipped: [entry('too short')] },
+		true,
+	],
+	[
+		'a batch with a number opted out',
+		{ send_outcome: 'accepted', skipped: [entry('opted out')] },
+		false,
+	],
+	[
+		'a batch holding back a number sent before',
+		{ send_outcome: 'accepted', skipped: [entry('…', 'sent before')] },
+		false,
+	],
+	[
+		'a batch holding back a number in doubt',
+		{ send_outcome: 'accepted', skipped: [entry('…', 'in doubt')] },
+		true,
+	],
+	[
+		'a batch held back whole, sent before',
+		{ send_outcome: 'sent before', skipped: [entry('…', 'sent before')] },
+		false,
+	],
+	[
+		'nothing to send: only repeated rows',
+		{ send_outcome: 'skipped', skipped: [entry('duplicate')] },
+		false,
+	],
 ])('%s: %s', (_, json, wanted) => {
 	expect(needsAction(json)).toBe(wanted);
 });

@@ -68,7 +68,10 @@ describe('Send', () => {
 
 	it('a number mistyped in Destinations: the others are sent, then the run fails saying which', async () => {
 		const result = await run(
-			line(trigger(), send({ destinations: '447700910001, 4477009110O2, 447700910003', message: 'On call' })),
+			line(
+				trigger(),
+				send({ destinations: '447700910001, 4477009110O2, 447700910003', message: 'On call' }),
+			),
 		);
 		expect(sandbox.received().destinations.map((d) => [d.msisdn, d.accepted])).toEqual([
 			['447700910001', 1],
@@ -78,7 +81,9 @@ describe('Send', () => {
 		expect(error?.message).toMatch(
 			/^1 number\(s\) typed in Destinations are not valid: "4477009110O2": contains "O"[^]*; the others were sent$/,
 		);
-		expect(error?.description).toMatch(/^Accepted: 2 destination\(s\) in 1 batch\(es\): \d+\.[^]*correct Destinations/);
+		expect(error?.description).toMatch(
+			/^Accepted: 2 destination\(s\) in 1 batch\(es\): \d+\.[^]*correct Destinations/,
+		);
 		// The execution fails, so an error workflow hears of it.
 		expect(result.status).toBe('error');
 	});
@@ -92,7 +97,10 @@ describe('Send', () => {
 			),
 		);
 		expect(errorOf(result, 'Send')).toBeUndefined();
-		expect(outputOf(result, 'Send').map((item) => item.json.send_outcome)).toEqual(['accepted', 'skipped']);
+		expect(outputOf(result, 'Send').map((item) => item.json.send_outcome)).toEqual([
+			'accepted',
+			'skipped',
+		]);
 	});
 
 	it('keeps a batch id above 2^53 exact in JSON and in XML', async () => {

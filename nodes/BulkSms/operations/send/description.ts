@@ -103,7 +103,7 @@ export const sendDescription: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. spring-sale, or {{ $json.campaign_id }}',
 				description:
-					"Runs that give the same key are one campaign, whatever started them: a number gets its text once across them, so running again resumes (and sends rows added at the end). A new key sends to everyone. Empty: every run you start is a campaign of its own.",
+					'Runs that give the same key are one campaign, whatever started them: a number gets its text once across them, so running again resumes (and sends rows added at the end). A new key sends to everyone. Empty: every run you start is a campaign of its own.',
 			},
 			{
 				displayName: 'Combine All Items Into One Batch',

@@ -32,7 +32,8 @@ export async function executeSend(
 	}
 	const hint = heldBackHint(sent);
 	sayWhatWasHeldBack.call(this, hint);
-	const all = plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
+	const all =
+		plan.settings.output === 'destination' ? byDestination(plan, sent) : byBatch(plan, sent);
 	return [all, all.filter((item) => needsAction(item.json))];
 }
 

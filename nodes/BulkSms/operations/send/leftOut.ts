@@ -89,4 +89,3 @@ export function needsAction(json: IDataObject): boolean {
 	}
 	return true;
 }
-

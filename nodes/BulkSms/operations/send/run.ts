@@ -80,7 +80,8 @@ export async function sendAll(
 		return { sent: all };
 	}
 	const record = settings.once ? await openRecord.call(this, plan, requests, process) : undefined;
-	if (record) for (const request of queue) request.owner.campaign ??= record.campaignAt(request.queued);
+	if (record)
+		for (const request of queue) request.owner.campaign ??= record.campaignAt(request.queued);
 	const cancel = this.getExecutionCancelSignal?.();
 	const failedSends = new Set<Send>();
 	const continueOnFail = this.continueOnFail();
@@ -187,7 +188,10 @@ async function settle(
 		if ('held' in decision) {
 			const batchId = decision.held.batchId ?? batchOfRow.call(this, itemIndex);
 			const held = { ...decision.held, batchId, batchFromRow: !decision.held.batchId && !!batchId };
-			return { outcome: 'held back', held: chunk.map((msisdn): HeldNumber => ({ msisdn, ...held })) };
+			return {
+				outcome: 'held back',
+				held: chunk.map((msisdn): HeldNumber => ({ msisdn, ...held })),
+			};
 		}
 		answered = decision.answered;
 	}

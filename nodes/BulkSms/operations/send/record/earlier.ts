@@ -131,9 +131,7 @@ async function readExceptions(
 		Array.from({ length: STEP }, (_, n) => end - STEP + n),
 	);
 	if (requests.length === 0) return;
-	const found = await store.hasNow(
-		requests.flatMap((i) => exceptionsOf(c, positions.hash(i))),
-	);
+	const found = await store.hasNow(requests.flatMap((i) => exceptionsOf(c, positions.hash(i))));
 	for (const i of requests) {
 		const facts = exceptionsOf(c, positions.hash(i)).filter((fact) => found.has(fact));
 		note(earlier, i, facts, c, positions.hash(i));

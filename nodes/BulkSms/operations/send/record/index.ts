@@ -14,13 +14,14 @@ import { Positions, type PlannedRequest } from './positions';
 import type { Accepted, SendProcess } from './process';
 import { runStartOf } from './runStart';
 import { RecordStore } from './store';
-import { Writer, type Answer } from './writer';
+import type { Answer } from './campaignWrites';
+import { Writer } from './writer';
 
 export { laterStepOf } from './runStart';
 export { SendProcess } from './process';
 export type { Campaign } from './open';
 export { overrideTurnBound, TURN_BOUND_MS } from './process';
-export type { Answer } from './writer';
+export type { Answer } from './campaignWrites';
 export type { UnknownCause } from './facts';
 
 export interface RecordSettings {
@@ -97,7 +98,15 @@ export class SendRecord {
 		}
 		const writing = campaigns.filter((c) => !c.holder).map((c) => c.writes);
 		const writer = new Writer(store, writing, settings.concurrency);
-		return new SendRecord(context, store, process, settings.resendUnknown, places, campaigns, writer);
+		return new SendRecord(
+			context,
+			store,
+			process,
+			settings.resendUnknown,
+			places,
+			campaigns,
+			writer,
+		);
 	}
 
 	/** The campaign request `index` of the run is counted in. */
@@ -139,7 +148,8 @@ export class SendRecord {
 	 */
 	skip(index: number): void {
 		const { campaign, position } = this.places[index];
-		if (!campaign.holder) this.writer.answered(campaign.writes, position, { outcome: 'released' }, false);
+		if (!campaign.holder)
+			this.writer.answered(campaign.writes, position, { outcome: 'released' }, false);
 	}
 
 	/**

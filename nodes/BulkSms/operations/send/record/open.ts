@@ -13,7 +13,7 @@ import type { Positions, PlannedRequest } from './positions';
 import { turnBound, type SendProcess } from './process';
 import { customDataKey } from './runStart';
 import type { RecordStore } from './store';
-import { CampaignWrites } from './writer';
+import { CampaignWrites } from './campaignWrites';
 
 /** A campaign the run sends in, and how to say which in words. */
 export interface Campaign {
@@ -26,7 +26,6 @@ export interface Campaign {
 	slot?: number;
 	release?: () => void;
 }
-
 
 interface Opening {
 	context: IExecuteFunctions;
@@ -123,7 +122,14 @@ async function newCampaign(opening: Opening, positions: Positions): Promise<Camp
 	nameForRetries(context, name);
 	const writes = new CampaignWrites(name, positions, undefined, openingFacts(name, positions));
 	const turn = `${store.name} ${name}`;
-	const release = await process.turns.take(turn, context.getExecutionId(), 0, () => {}, sleep, clock);
+	const release = await process.turns.take(
+		turn,
+		context.getExecutionId(),
+		0,
+		() => {},
+		sleep,
+		clock,
+	);
 	return { label: 'this run', writes, own: true, slot: chosen, release };
 }
 
@@ -135,7 +141,12 @@ async function lastRun(store: RecordStore): Promise<number | undefined> {
 }
 
 /** Past its turn's wait: another run of this process still sends the campaign; this one reads it. */
-function stillSending(opening: Opening, turn: string, label: string, writes: CampaignWrites): Campaign {
+function stillSending(
+	opening: Opening,
+	turn: string,
+	label: string,
+	writes: CampaignWrites,
+): Campaign {
 	const { context, process } = opening;
 	const holder = process.turns.holder(turn) ?? 'another execution';
 	context.logger.warn(
@@ -174,7 +185,12 @@ async function settleSlots(store: RecordStore, slots: Slots, chosen?: number): P
 /** What a new campaign writes with its first claims. */
 function openingFacts(name: string, positions: Positions): string[] {
 	if (positions.length === 0) return [];
-	return [opened(name), family(name, positions.hash(0)), at(name, 0), through(name, positions.prefix(0))];
+	return [
+		opened(name),
+		family(name, positions.hash(0)),
+		at(name, 0),
+		through(name, positions.prefix(0)),
+	];
 }
 
 function nameForRetries(context: IExecuteFunctions, name: string): void {
