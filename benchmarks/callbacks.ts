@@ -43,7 +43,9 @@ export async function figures(): Promise<Figure[]> {
 			credential({ baseUrl: 'http://127.0.0.1:9', username: 'bench', password: 'bench' }),
 		);
 		await n8n.importWorkflow(webhookWorkflow());
-		const callbacks = await importStatusCallbacks(n8n);
+		// Both workflows keep every execution, as the Webhook's does by default: the ratio is the
+		// trigger's own cost, and its executions can be counted (the example keeps failed ones only).
+		const callbacks = await importStatusCallbacks(n8n, { keepEveryExecution: true });
 		const server = await n8n.startServerAsOwner();
 		const webhook = await activate(server, WEBHOOK_WORKFLOW, `${server.baseUrl}/webhook/bench`);
 		const trigger = await activate(

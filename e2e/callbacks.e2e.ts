@@ -132,7 +132,7 @@ beforeAll(async () => {
 		await harness.n8n.importCredential({ id, name, type, data });
 	const mistyped = credential({ ...sandboxAccount(harness.sandbox), timeZone: 'Europe/Berlim' });
 	await harness.n8n.importCredential({ ...mistyped, id: 'e2eBadZone', name: 'Mistyped zone' });
-	example = await importStatusCallbacks(harness.n8n);
+	example = await importStatusCallbacks(harness.n8n, { keepEveryExecution: true });
 	server = await harness.n8n.startServerAsOwner();
 	await server.activateWorkflow(WORKFLOW_ID);
 	webhookUrl = `${server.baseUrl}/webhook/${WEBHOOK_ID}/status`;

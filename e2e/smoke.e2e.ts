@@ -73,8 +73,9 @@ beforeAll(async () => {
 	// The trigger watches the batch just tracked: final by now, so its first poll reports it.
 	const watch = { batchIds: trackedBatchId, emit: 'changes', emitExisting: true };
 	await harness.n8n.importWorkflow(withParameters(WATCH, TRIGGER_NODE_NAME, watch));
-	// examples/status-callbacks.json with its callback credential, as `npm run editor` sets it up.
-	callbacks = await importStatusCallbacks(harness.n8n);
+	// examples/status-callbacks.json with its callback credential, as `npm run editor` sets it up,
+	// every execution kept so that the test can read them (the example keeps failed ones only).
+	callbacks = await importStatusCallbacks(harness.n8n, { keepEveryExecution: true });
 	server = await harness.n8n.startServerAsOwner();
 }, 300_000);
 

@@ -56,6 +56,13 @@ export const statusTriggerProperties: INodeProperties[] = [
 		displayOptions: { show: { authentication: ['none'] } },
 	},
 	{
+		displayName:
+			"Each callback starts an execution: a campaign's thousands would fill the Executions list. In this workflow's Settings, set Save Successful Production Executions to Do Not Save: n8n then keeps only the executions that failed.",
+		name: 'executionsNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
 		displayName: 'Authentication',
 		name: 'authentication',
 		type: 'options',

@@ -20,10 +20,18 @@ export interface StatusCallbacks {
 	secret: string;
 }
 
-/** Before n8n starts: the example and its credential (n8n encrypts the secret on import). */
-export async function importStatusCallbacks(n8n: N8nInstance): Promise<StatusCallbacks> {
+/**
+ * Before n8n starts: the example and its credential (n8n encrypts the secret on import). The
+ * example keeps only its failed executions, as a user's should; a test that reads what each
+ * callback execution did asks to keep every one.
+ */
+export async function importStatusCallbacks(
+	n8n: N8nInstance,
+	{ keepEveryExecution = false } = {},
+): Promise<StatusCallbacks> {
 	const secret = randomBytes(24).toString('hex');
-	const workflow = loadExample('status-callbacks');
+	const example = loadExample('status-callbacks');
+	const workflow = keepEveryExecution ? everyExecutionKept(example) : example;
 	await n8n.importCredential({
 		id: CALLBACK_CREDENTIAL_ID,
 		name: CALLBACK_CREDENTIAL_NAME,
@@ -32,6 +40,11 @@ export async function importStatusCallbacks(n8n: N8nInstance): Promise<StatusCal
 	});
 	await n8n.importWorkflow(workflow);
 	return { workflow, secret };
+}
+
+function everyExecutionKept(workflow: JsonObject): JsonObject {
+	const settings = { ...(workflow.settings as JsonObject), saveDataSuccessExecution: 'all' };
+	return { ...workflow, settings };
 }
 
 /** The Production URL with the secret: what a provider is given as its callback URL. */

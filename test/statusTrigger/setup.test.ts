@@ -31,10 +31,11 @@ const UNAUTHENTICATED = {
 	error: 'Not authenticated: this callback URL takes only callbacks that carry its secret',
 };
 describe('where the secret lives', () => {
-	it('the editor shows the steps of the setup, or the warning of None', () => {
-		expect(displayedNotices(triggerNode())).toEqual(['setupNotice']);
+	it('the editor shows the steps of the setup, or the warning of None, and how to keep few executions', () => {
+		expect(displayedNotices(triggerNode())).toEqual(['setupNotice', 'executionsNotice']);
 		expect(displayedNotices(triggerNode({ authentication: 'none' }))).toEqual([
 			'noAuthenticationNotice',
+			'executionsNotice',
 		]);
 	});
 
