@@ -6,26 +6,27 @@
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
  * What Send's record costs (Send Each Number Once, on by default; off: the option
- * `sendEachNumberOnce: false`), in the real product (n8nStart.ts), issue 40. Every leg runs in an
- * `n8n start` of its own, so that its time and main's peak memory carry no other leg's heap; a
- * pair is the record on beside the record off, which goes first alternating from pair to pair.
- * Each leg first calls its webhook with 10 rows (not measured: n8n's first-run costs), then with
- * the scenario's size, and checks in the sandbox that every number was sent exactly once (one
- * held back would make the leg cheaper).
- * - record_campaign_10k / _100k / _1m: a personalised campaign (a Code node makes N rows
- *   {phone, name}; Send, one request a row, the message an expression of the row);
- * - record_one_message_100k_rows: the same rows, one fixed message (Send groups them, 1,000 a
- *   request); record_one_item_100k_numbers: 100,000 numbers in one item. Each has two "on" legs:
- *   on an empty record, and on a record that keeps ten earlier campaigns of the same size (ten runs
- *   from the editor, of other numbers, each with its own Campaign Key, which keeps it; then n8n is
- *   restarted, so the measured leg's memory is its own again);
- * - record_interrupted_1m: the personalised million-row campaign from the editor, `kill -9` of
- *   n8n once the sandbox has accepted half, n8n started again and the campaign run again from the
- *   editor (measured: that resumed run); beside it, in a fresh n8n, the numbers not accepted
- *   before the kill sent from the editor with the record off. Also: per number, how many times the
- *   sandbox accepted it, and which the resumed run named in doubt.
- * BENCH_SCALE=<n> divides every size (a quick check); BENCH_PAIRS=<n> pairs (3; the 1m ones: 1);
- * BENCH_ONLY=<key,...> runs those scenarios.
+ * `sendEachNumberOnce: false`) in the real product (n8nStart.ts), issue 40. Every leg runs in an
+ * `n8n start` of its own with only its workflow, so that its time and main's peak memory carry no
+ * other leg's heap; a pair is the record on beside the record off, which goes first alternating
+ * from pair to pair. A leg calls its webhook with 10 rows first (not measured: n8n's first-run
+ * costs), then with the scenario's size, and checks in the sandbox that every number was sent
+ * exactly once (one held back would make the leg cheaper). Every side's Send reads a Campaign Key
+ * from the item (empty but for the earlier campaigns below), so the legs differ in the record only.
+ * - record_campaign_10k / _100k / _1m (the million once): a personalised campaign, a Code node
+ *   making N rows {phone, name} and Send, the message an expression of the row, a request a row;
+ * - record_one_message_100k_rows: the same rows, one fixed message, Group Items With the Same
+ *   Message on (requests of 1,000 numbers); record_one_item_100k_numbers: 100,000 numbers in one
+ *   item. Each has two "on" legs: on an empty record, and on one that keeps ten earlier campaigns
+ *   of the same size (ten runs from the editor, of other numbers, each with a Campaign Key of its
+ *   own, which keeps it; then n8n is restarted, so the measured leg's memory is its own again);
+ * - record_interrupted_1m: the personalised million from the editor, `kill -9` of n8n once the
+ *   sandbox has accepted half, n8n started again, the campaign run again from the editor (measured:
+ *   that run); beside it, in a fresh n8n, the numbers not accepted before the kill sent from the
+ *   editor with the record off. Also: how many numbers the sandbox accepted 0, 1, 2+ times, and
+ *   those the resumed run named in doubt.
+ * BENCH_SCALE=<n> divides every size (a quick check); BENCH_PAIRS=<n> pairs (default 3; the 1m
+ * scenarios: 1); BENCH_ONLY=<key,...> runs those scenarios.
  */
 import { loadavg } from 'node:os';
 
@@ -103,10 +104,14 @@ const PERSONAL = '=Hi {{ $json.name }}, your appointment is tomorrow at 10.';
  * Send, the record on or off. Every side reads the Campaign Key from the item (empty but for the
  * earlier campaigns), so the legs differ only in the record.
  */
-const sendWith = (on: boolean, parameters: JsonObject) =>
+const sendWith = (on: boolean, parameters: JsonObject, options: JsonObject = {}) =>
 	send({
 		...parameters,
-		sendOptions: { campaign: '={{ $json.key }}', ...(on ? {} : { sendEachNumberOnce: false }) },
+		sendOptions: {
+			campaign: '={{ $json.key }}',
+			...options,
+			...(on ? {} : { sendEachNumberOnce: false }),
+		},
 	});
 
 type Build = (on: boolean, n: number) => JsonObject[];
@@ -116,7 +121,8 @@ const personalised: Build = (on, n) => [
 ];
 const oneMessageRows: Build = (on, n) => [
 	campaignRows(n),
-	sendWith(on, { destinations: '={{ $json.phone }}', message: 'Hi' }),
+	// Without Group Items With the Same Message, Send would make a request of every row.
+	sendWith(on, { destinations: '={{ $json.phone }}', message: 'Hi' }, { groupSameMessage: true }),
 ];
 const oneItem: Build = (on, n) => [
 	numbersItem(n),
@@ -302,20 +308,8 @@ function interruptedScenario(): Scenario {
 	};
 }
 
-interface Timed {
-	ms: number;
-	main_peak_mib: number;
-	main_cpu_s: number;
-	answer: JsonObject;
-}
-
 /** A run from the editor, timed and metered as the resumed run and the rest's run are. */
-async function timedEditorRun(
-	product: Product,
-	key: string,
-	side: Side,
-	body: JsonObject,
-): Promise<Timed> {
+async function timedEditorRun(product: Product, key: string, side: Side, body: JsonObject) {
 	const started = performance.now();
 	const metered = meter(product.server.pid as number);
 	const [answer] = await product.runInEditor(key, side, body);
@@ -356,7 +350,7 @@ async function interrupted(): Promise<Figure> {
 	};
 }
 
-async function restSent(product: Product, sandbox: Sandbox, ranges: Ranges): Promise<Timed> {
+async function restSent(product: Product, sandbox: Sandbox, ranges: Ranges) {
 	const rest = await timedEditorRun(product, INTERRUPTED.key, REST, { ranges });
 	sentOnce(sandbox, [], countOf(ranges));
 	return rest;
