@@ -72,8 +72,8 @@ export interface LegResult extends ProcessFigures {
 
 /** n8n started with the package, the workflows of the scenarios imported and active. */
 export interface Product {
-	/** One leg: the production webhook called, measured. */
-	run(scenario: string, side: Side): Promise<LegResult>;
+	/** One leg: the production webhook called (with `body`, the Webhook node's `body`), measured. */
+	run(scenario: string, side: Side, body?: JsonObject): Promise<LegResult>;
 	/** Work against a fresh sandbox on the credential's port, kept until the work ends. */
 	sandboxed<T>(work: (sandbox: Sandbox) => Promise<T>): Promise<T>;
 	/**
@@ -83,7 +83,8 @@ export interface Product {
 	runInEditor(scenario: string, side: Side, body?: JsonObject): Promise<JsonObject[]>;
 	/**
 	 * `kill -9` of n8n and its task runner, as a crash or an out-of-memory kill does, then `n8n
-	 * start` again on the same database, logged in; the running execution is lost to n8n.
+	 * start` again on the same database, logged in, the production webhooks back; the running
+	 * execution is lost to n8n.
 	 */
 	crashAndRestart(): Promise<void>;
 	/** The running `n8n start` (another one after `crashAndRestart`). */
@@ -146,11 +147,11 @@ export async function startProduct(
 			}
 		};
 		const product: Product = {
-			run: async (key, side) => {
+			run: async (key, side, body) => {
 				const scenario = scenarioOf(key);
 				return await withSandbox(async (fresh) => {
 					await scenario.prepare?.(fresh);
-					return await leg(server, scenario, side, fresh);
+					return await leg(server, scenario, side, fresh, body);
 				});
 			},
 			sandboxed: withSandbox,
@@ -161,6 +162,10 @@ export async function startProduct(
 				server = await n8n.startServer(options);
 				await server.login();
 				await server.createApiKey('after-crash');
+				for (const scenario of scenarios) {
+					for (const side of Object.keys(scenario.nodes))
+						await server.waitForWebhook(webhookUrl(server, scenario, side));
+				}
 			},
 			get server() {
 				return server;
@@ -215,13 +220,14 @@ async function leg(
 	scenario: Scenario,
 	side: Side,
 	sandbox: Sandbox,
+	body?: JsonObject,
 ): Promise<LegResult> {
 	const url = webhookUrl(server, scenario, side);
 	for (let attempt = 1; ; attempt++) {
 		await databaseReady(server);
 		const measuring = meter(server.pid as number);
 		const start = performance.now();
-		const { status, text } = await post(url);
+		const { status, text } = await post(url, body);
 		const ms = performance.now() - start;
 		const figures = measuring.stop();
 		// Under load n8n can miss its own database ping and refuse calls until the next one.

@@ -1,93 +1,280 @@
 /* eslint-disable
-	@n8n/community-nodes/no-dangerous-functions,
 	@n8n/community-nodes/no-hardcoded-secrets,
 	@n8n/community-nodes/no-restricted-globals,
 	@n8n/community-nodes/no-restricted-imports,
 	no-console
 	-- dev code: plain Node, never inside n8n (docs/decisions.md, "Lint") */
 /**
- * What Send's record costs (Send Each Number Once, on by default: the record is n8n's
- * deduplication store of the Send node, read and rewritten whole on every call; see
- * nodes/BulkSms/operations/send/record/), in the real product (n8nStart.ts):
- * - a Send of 1,000 numbers (one item, one request) whose node's record already holds 10,000,
- *   100,000, 1,000,000 or 2,000,000 values, beside the same Send with Send Each Number Once off,
- *   legs in rounds (figures.ts), a workflow for each. The records are filled beforehand from the
- *   editor, whose campaign is kept, with other numbers (two values a number). The legs are calls of
- *   the production webhook, each its own campaign: a leg takes its values out of the record when it
- *   ends, unless that costs more than leaving them to Resume Within (store.ts), which is the case
- *   past about 50,000 values: there the record grows by a leg's 2,000 values;
- * - a campaign of 100,000 personalised rows, one request each, Send's defaults (8 requests in
- *   flight), with its record vs without; each leg starts from an empty record, the leg before
- *   having taken its campaign out;
- * - interrupted campaigns, run from the editor: one message to 1,000,000 numbers in one item (1,000
- *   a request), and 100,000 personalised rows. n8n is killed (`kill -9`) once the sandbox has
- *   accepted half the numbers, started again, and the campaign run again from the editor; then,
- *   per number, how many times the sandbox accepted it, and which numbers the resumed run names
- *   in doubt (a Code node after Send gathers them, so that n8n hands back one item).
- * BENCH_ONLY=<key> runs one scenario; each runs in its own n8n, so that no leg's memory figures
- * carry another scenario's heap.
+ * What Send's record costs (Send Each Number Once, on by default; off: the option
+ * `sendEachNumberOnce: false`) in the real product (n8nStart.ts), issue 40. Every leg runs in an
+ * `n8n start` of its own with only its workflow, so that its time and main's peak memory carry no
+ * other leg's heap; a pair is the record on beside the record off, which goes first alternating
+ * from pair to pair. A leg calls its webhook with 10 rows first (not measured: n8n's first-run
+ * costs), then with the scenario's size, and checks in the sandbox that every number was sent
+ * exactly once (one held back would make the leg cheaper). Every side's Send reads a Campaign Key
+ * from the item (empty but for the earlier campaigns below), so the legs differ in the record only.
+ * - record_campaign_10k / _100k / _1m (the million once): a personalised campaign, a Code node
+ *   making N rows {phone, name} and Send, the message an expression of the row, a request a row;
+ * - record_one_message_100k_rows: the same rows, one fixed message, Group Items With the Same
+ *   Message on (requests of 1,000 numbers); record_one_item_100k_numbers: 100,000 numbers in one
+ *   item. Each has two "on" legs: on an empty record, and on one that keeps ten earlier campaigns
+ *   of the same size (ten runs from the editor, of other numbers, each with a Campaign Key of its
+ *   own, which keeps it; then n8n is restarted, so the measured leg's memory is its own again);
+ * - record_interrupted_1m: the personalised million from the editor, `kill -9` of n8n once the
+ *   sandbox has accepted half, n8n started again, the campaign run again from the editor (measured:
+ *   that run); beside it, in a fresh n8n, the numbers not accepted before the kill sent from the
+ *   editor with the record off. Also: how many numbers the sandbox accepted 0, 1, 2+ times, and
+ *   those the resumed run named in doubt.
+ * BENCH_SCALE=<n> divides every size (a quick check); BENCH_PAIRS=<n> pairs (default 3; the 1m
+ * scenarios: 1); BENCH_ONLY=<key,...> runs those scenarios.
  */
-import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 
-import type { JsonObject } from '../scripts/n8n/runData';
+import { packRepo } from '../scripts/n8n/package';
 import { waitUntil } from '../scripts/n8n/processes';
+import type { JsonObject } from '../scripts/n8n/runData';
 import type { Sandbox } from '../sandbox/server';
-import { median, roundRatios, type Figure } from './figures';
+import { median, type Figure } from './figures';
 import {
 	batchIds,
-	code,
 	chosen,
-	legsInRounds,
+	code,
 	send,
 	startProduct,
-	workflowIdOf,
 	type LegResult,
 	type Product,
 	type Scenario,
 	type Side,
 } from './n8nStart';
-import { meter, type ProcessFigures } from './processMeter';
+import { meter } from './processMeter';
 
-/** Values a record holds before the legs, per side; `off` sends without a record. */
-const RECORD_SIZES: Record<Side, number> = {
-	'10k': 10_000,
-	'100k': 100_000,
-	'1m': 1_000_000,
-	'2m': 2_000_000,
-};
-const OFF = 'off';
-/** The one side of an interrupted campaign: its runs from the editor. */
-const EDITOR = 'editor';
-const NUMBERS = 1_000;
-const CAMPAIGN_ROWS = 100_000;
-const MILLION = 1_000_000;
-/** Numbers sent by one run from the editor that fills a record (one item, 1,000 a request). */
-const FILL_RUN = 100_000;
+const SCALE = Math.max(1, Number(process.env.BENCH_SCALE) || 1);
+const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS) || 3);
+const sized = (n: number) => Math.max(100, Math.round(n / SCALE));
+/** The warm-up call's rows. */
+const WARM = 10;
+const EARLIER_CAMPAIGNS = 10;
 /** A run of a million numbers under load takes long; an hour and more is a finding, not a hang. */
 const RUN_TIMEOUT_MS = 4 * 3_600_000;
 
+const OFF = 'off';
+const ON = 'on';
+/** The record on, keeping ten earlier campaigns of the same size. */
+const ON_KEPT = 'on_kept';
+/** The interrupted campaign's runs from the editor; its baseline: the rest, record off. */
+const EDITOR = 'editor';
+const REST = 'rest';
+const WARM_SIDE = 'warm';
+
 const grouped = (n: number) => Math.round(n).toLocaleString('en-US');
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-const NUMBER_JS = (index: string) => `'4477' + String(${index}).padStart(8, '0')`;
 const numberAt = (index: number) => `4477${String(index).padStart(8, '0')}`;
 
-/** One item with `count` numbers from `from` on: 1,000 from 0 unless the webhook's body says. */
-const numbersItem = () =>
-	code(
-		'Numbers',
-		`const { from = 0, count = ${NUMBERS} } = $input.first().json.body ?? {};
-return [{ json: { numbers: Array.from({ length: count }, (_, i) => ${NUMBER_JS('from + i')}).join(',') } }];`,
-	);
+type Ranges = Array<[number, number]>;
 
-const campaignRows = () =>
+/**
+ * The numbers of the webhook's body: `ranges` of indices ([from, to)), all N unless it says, and
+ * a Campaign Key `key` on every item when it gives one (the ten earlier campaigns).
+ */
+const PICK = (n: number) => `const { ranges = [[0, ${n}]], key } = $input.first().json.body ?? {};
+const withKey = key === undefined ? {} : { key };
+const at = (i) => '4477' + String(i).padStart(8, '0');`;
+
+const campaignRows = (n: number) =>
 	code(
 		'Rows',
-		`return Array.from({ length: ${CAMPAIGN_ROWS} }, (_, i) => ({ json: { phone: ${NUMBER_JS('i')}, name: 'Contact ' + i } }));`,
+		`${PICK(n)}
+const rows = [];
+for (const [from, to] of ranges) for (let i = from; i < to; i++) rows.push({ json: { phone: at(i), name: 'Contact ' + i, ...withKey } });
+return rows;`,
+	);
+
+const numbersItem = (n: number) =>
+	code(
+		'Numbers',
+		`${PICK(n)}
+const numbers = [];
+for (const [from, to] of ranges) for (let i = from; i < to; i++) numbers.push(at(i));
+return [{ json: { numbers: numbers.join(','), ...withKey } }];`,
 	);
 
 const PERSONAL = '=Hi {{ $json.name }}, your appointment is tomorrow at 10.';
+
+/**
+ * Send, the record on or off. Every side reads the Campaign Key from the item (empty but for the
+ * earlier campaigns), so the legs differ only in the record.
+ */
+const sendWith = (on: boolean, parameters: JsonObject, options: JsonObject = {}) =>
+	send({
+		...parameters,
+		sendOptions: {
+			campaign: '={{ $json.key }}',
+			...options,
+			...(on ? {} : { sendEachNumberOnce: false }),
+		},
+	});
+
+type Build = (on: boolean, n: number) => JsonObject[];
+const personalised: Build = (on, n) => [
+	campaignRows(n),
+	sendWith(on, { destinations: '={{ $json.phone }}', message: PERSONAL }),
+];
+const oneMessageRows: Build = (on, n) => [
+	campaignRows(n),
+	// Without Group Items With the Same Message, Send would make a request of every row.
+	sendWith(on, { destinations: '={{ $json.phone }}', message: 'Hi' }, { groupSameMessage: true }),
+];
+const oneItem: Build = (on, n) => [
+	numbersItem(n),
+	sendWith(on, { destinations: '={{ $json.numbers }}', message: 'Hi' }),
+];
+
+/** A scenario of pairs: its sides are ON (and ON_KEPT) beside OFF. */
+interface Paired {
+	key: string;
+	label: string;
+	size: number;
+	build: Build;
+	kept: boolean;
+	/** The million once: a leg takes many minutes. */
+	pairs: number;
+}
+
+const paired = (key: string, label: string, size: number, build: Build, kept = false): Paired => ({
+	key,
+	label: `${label} (${grouped(sized(size))})`,
+	size: sized(size),
+	build,
+	kept,
+	pairs: size >= 1_000_000 ? 1 : PAIRS,
+});
+
+export const PAIRED: Paired[] = [
+	paired('record_campaign_10k', 'personalised campaign', 10_000, personalised),
+	paired('record_campaign_100k', 'personalised campaign', 100_000, personalised),
+	paired('record_campaign_1m', 'personalised campaign', 1_000_000, personalised),
+	paired('record_one_message_100k_rows', 'one message to rows', 100_000, oneMessageRows, true),
+	paired('record_one_item_100k_numbers', 'numbers in one item', 100_000, oneItem, true),
+];
+
+const INTERRUPTED = { key: 'record_interrupted_1m', size: sized(1_000_000) };
+
+const sidesOf = (scenario: Paired) => (scenario.kept ? [ON, ON_KEPT, OFF] : [ON, OFF]);
+
+/** A paired scenario as n8nStart runs it, every side a workflow (`on` / `on_kept`: the record on). */
+function asScenario(scenario: Paired, check: Scenario['check'] = batchIds): Scenario {
+	const nodes = sidesOf(scenario).map((side) => [
+		side,
+		() => scenario.build(side !== OFF, scenario.size),
+	]);
+	return { key: scenario.key, label: scenario.label, nodes: Object.fromEntries(nodes), check };
+}
+
+/** For profile.ts (`n8n record_campaign_100k on`): one side's legs in one n8n, no warm-up of its own. */
+export const SCENARIOS: Scenario[] = PAIRED.map((scenario) => asScenario(scenario));
+
+/** `npm run bench -- --only record`. */
+export async function figures(): Promise<Figure[]> {
+	// Packed once: startProduct would build and pack again for every leg's n8n.
+	process.env.BULKSMS_BENCH_TARBALL ||= packRepo({ quiet: true });
+	const result: Figure[] = [];
+	for (const scenario of chosen(PAIRED)) result.push(...(await pairs(scenario)));
+	if (chosen([INTERRUPTED]).length) result.push(await interrupted());
+	return result;
+}
+
+/** The scenario's pairs, printed as they end; a figure per "on" side beside OFF. */
+async function pairs(scenario: Paired): Promise<Figure[]> {
+	const sides = sidesOf(scenario);
+	const legs: Record<Side, LegResult[]> = Object.fromEntries(sides.map((side) => [side, []]));
+	for (let pair = 0; pair < scenario.pairs; pair++) {
+		const order = pair % 2 ? [...sides].reverse() : sides;
+		for (const side of order) legs[side].push(await freshLeg(scenario, side));
+		const said = sides.map(
+			(side) =>
+				`${side} ${seconds(legs[side][pair].ms)} ${grouped(legs[side][pair].main_peak_mib)} MiB`,
+		);
+		console.log(
+			`  ${scenario.key} pair ${pair + 1} (${order.join(' first, ')}): ${said.join(', ')}`,
+		);
+	}
+	return sides.filter((side) => side !== OFF).map((side) => figureOf(scenario, side, legs));
+}
+
+function figureOf(scenario: Paired, side: Side, legs: Record<Side, LegResult[]>): Figure {
+	const on = legs[side];
+	const off = legs[OFF];
+	const peakAdded = on.map((leg, i) => (leg.main_peak_mib / off[i].main_peak_mib - 1) * 100);
+	return {
+		scenario: side === ON ? scenario.key : `${scenario.key}_over_ten_kept`,
+		label: `${scenario.label}${side === ON ? '' : ', ten campaigns kept'}: record on vs off`,
+		measured: on.map((leg) => leg.ms),
+		baseline: off.map((leg) => leg.ms),
+		extra: {
+			rows: scenario.size,
+			main_peak_mib: median(on.map((leg) => leg.main_peak_mib)),
+			off_main_peak_mib: median(off.map((leg) => leg.main_peak_mib)),
+			main_peak_added_pct: median(peakAdded),
+			main_cpu_s: median(on.map((leg) => leg.main_cpu_s)),
+			off_main_cpu_s: median(off.map((leg) => leg.main_cpu_s)),
+		},
+	};
+}
+
+/** One leg in an n8n of its own, with only its workflow: the warm-up call, then the measured one. */
+async function freshLeg(scenario: Paired, side: Side): Promise<LegResult> {
+	let expected = WARM;
+	const all = asScenario(scenario, (sandbox, answer) => sentOnce(sandbox, answer, expected));
+	const only: Scenario = { ...all, nodes: { [side]: all.nodes[side] } };
+	sayLoad(`${scenario.key} ${side} starts`);
+	const product = await startProduct([only]);
+	try {
+		if (side === ON_KEPT) await keepEarlierCampaigns(product, scenario);
+		await product.run(scenario.key, side, { ranges: [[0, WARM]] });
+		expected = scenario.size;
+		return await product.run(scenario.key, side);
+	} finally {
+		await product.stop();
+	}
+}
+
+/**
+ * Ten campaigns of the same size, of other numbers, from the editor, each with a Campaign Key of
+ * its own, which keeps it in the record; then n8n started again, so that what those runs left in
+ * main's heap is not counted in the measured leg.
+ */
+async function keepEarlierCampaigns(product: Product, scenario: Paired): Promise<void> {
+	const started = performance.now();
+	const { key, size } = scenario;
+	for (let k = 1; k <= EARLIER_CAMPAIGNS; k++) {
+		const ranges: Ranges = [[k * size, (k + 1) * size]];
+		const body = { ranges, key: `earlier-${k}` };
+		await product.sandboxed(async (sandbox) => {
+			sentOnce(sandbox, await product.runInEditor(key, ON_KEPT, body), size);
+		});
+	}
+	await product.crashAndRestart();
+	console.log(
+		`  ${key}: ten campaigns kept (${grouped(EARLIER_CAMPAIGNS * size)} numbers from the editor) in ${seconds(performance.now() - started)}, n8n restarted`,
+	);
+}
+
+/** Every number sent exactly once, `expected` numbers; then the answer's batch ids. */
+function sentOnce(sandbox: Sandbox, answer: JsonObject[], expected: number) {
+	const destinations = sandbox.received().destinations;
+	const twice = destinations.filter((one) => one.accepted !== 1).length;
+	if (destinations.length !== expected || twice)
+		throw new Error(
+			`bench: sent ${destinations.length} of ${expected} numbers, ${twice} of them more than once`,
+		);
+	return batchIds(sandbox, answer);
+}
+
+/** The machine is shared: the load (1, 5, 15 minutes) goes with the figures. */
+function sayLoad(when: string): void {
+	const load = loadavg().map((n) => n.toFixed(1));
+	console.log(`  load ${load.join(' ')} (${when})`);
+}
 
 /**
  * What Send's items (One Item per Batch) say, in one item: numbers accepted now, held back as
@@ -109,309 +296,131 @@ for (const { json } of $input.all()) {
 return [{ json: { accepted, sent_before: sentBefore, in_doubt: inDoubt } }];`,
 	);
 
-const withRecord = (on: boolean): JsonObject => (on ? {} : { sendEachNumberOnce: false });
-
-const sendNumbers = (on: boolean) => () => [
-	numbersItem(),
-	send({ destinations: '={{ $json.numbers }}', message: 'Hi', sendOptions: withRecord(on) }),
-];
-
-const sendCampaign = (on: boolean) => () => [
-	campaignRows(),
-	send({ destinations: '={{ $json.phone }}', message: PERSONAL, sendOptions: withRecord(on) }),
-];
-
-export const SCENARIOS: Scenario[] = [
-	{
-		key: 'record_1000_numbers',
-		label: `Send of ${grouped(NUMBERS)} numbers over a record of N values vs no record`,
-		nodes: {
-			[OFF]: sendNumbers(false),
-			...Object.fromEntries(Object.keys(RECORD_SIZES).map((side) => [side, sendNumbers(true)])),
-		},
-		setup: fillRecords,
-		check: sentEveryNumber,
-	},
-	{
-		key: 'record_campaign_100k',
-		label: `${grouped(CAMPAIGN_ROWS)} personalised rows, one request each: Send with its record vs without`,
-		nodes: { on: sendCampaign(true), [OFF]: sendCampaign(false) },
-		check: batchIds,
-		// A leg takes minutes, so a disturbed second weighs little in it: 3 pairs after the warm-up.
-		rounds: 3,
-	},
-];
-
-/** A campaign run from the editor, killed half way and run again. */
-interface Interrupted {
-	scenario: Scenario;
-	/** Numbers it sends, `numberAt(0)` on. */
-	numbers: number;
-	/** The Webhook node's body for its runs. */
-	body: JsonObject;
-}
-
-export const INTERRUPTED: Interrupted[] = [
-	{
-		scenario: {
-			key: 'record_interrupted_1m',
-			label: `${grouped(MILLION)} numbers in one item, one message, 1,000 a request, from the editor: kill -9 half way, run again`,
-			nodes: {
-				[EDITOR]: () => [
-					numbersItem(),
-					send({
-						destinations: '={{ $json.numbers }}',
-						message: 'Hi',
-						sendOptions: { maxPerRequest: 1000 },
-					}),
-					countOutcomes(),
-				],
-			},
-			check: batchIds,
-		},
-		numbers: MILLION,
-		body: { count: MILLION },
-	},
-	{
-		scenario: {
-			key: 'record_interrupted_100k',
-			label: `${grouped(CAMPAIGN_ROWS)} personalised rows, one request each, from the editor: kill -9 half way, run again`,
-			nodes: {
-				[EDITOR]: () => [
-					campaignRows(),
-					send({ destinations: '={{ $json.phone }}', message: PERSONAL, sendOptions: {} }),
-					countOutcomes(),
-				],
-			},
-			check: batchIds,
-		},
-		numbers: CAMPAIGN_ROWS,
-		body: {},
-	},
-];
-
-/**
- * Fills each record from the editor with numbers the legs do not send, two values a number, and
- * checks that the sandbox took every one (a number held back would leave the record short).
- */
-async function fillRecords(product: Product): Promise<void> {
-	const key = SCENARIOS[0].key;
-	for (const [side, values] of Object.entries(RECORD_SIZES)) {
-		const started = performance.now();
-		for (let from = NUMBERS; from < NUMBERS + values / 2; from += FILL_RUN) {
-			const count = Math.min(FILL_RUN, NUMBERS + values / 2 - from);
-			const sent = await product.sandboxed(async (sandbox) => {
-				await product.runInEditor(key, side, { from, count });
-				return sandbox.received().destinations.length;
-			});
-			if (sent !== count)
-				throw new Error(`bench: filling the record of ${side} sent ${sent} of ${count} numbers`);
-		}
-		console.log(
-			`  filled the record of ${side} from the editor (${grouped(values / 2)} numbers) in ${seconds(performance.now() - started)}`,
-		);
-	}
-	printRecordValues(product, key, 'before the legs');
-}
-
-/** Every leg must send all its numbers: one held back by the record would make it cheaper. */
-function sentEveryNumber(sandbox: Sandbox, answer: JsonObject[]): { exact: number; total: number } {
-	const sent = sandbox.received().destinations.length;
-	if (sent !== NUMBERS) throw new Error(`bench: a leg sent ${sent} of ${NUMBERS} numbers`);
-	return batchIds(sandbox, answer);
-}
-
-/** `npm run bench -- --only record`: each scenario in its own n8n, the load said before and after. */
-export async function figures(): Promise<Figure[]> {
-	const result: Figure[] = [];
-	for (const scenario of chosen(SCENARIOS)) {
-		result.push(...(await inItsOwnN8n(scenario, (product) => legFigures(product, scenario))));
-	}
-	for (const interrupted of chosen(INTERRUPTED.map((one) => ({ ...one, key: one.scenario.key })))) {
-		result.push(
-			...(await inItsOwnN8n(interrupted.scenario, async (product) => [
-				await interruptedAndResumed(product, interrupted),
-			])),
-		);
-	}
-	return result;
-}
-
-async function inItsOwnN8n(
-	scenario: Scenario,
-	work: (product: Product) => Promise<Figure[]>,
-): Promise<Figure[]> {
-	sayLoad(`${scenario.key} starts`);
-	const started = performance.now();
-	const product = await startProduct([scenario]);
-	try {
-		return await work(product);
-	} finally {
-		await product.stop();
-		sayLoad(`${scenario.key} ended after ${seconds(performance.now() - started)}`);
-	}
-}
-
-/** The machine is shared: the load (1, 5, 15 minutes) goes with the figures. */
-function sayLoad(when: string): void {
-	console.log(
-		`  load ${loadavg()
-			.map((n) => n.toFixed(1))
-			.join(' ')} (${when})`,
-	);
-}
-
-async function legFigures(product: Product, scenario: Scenario): Promise<Figure[]> {
-	const counted = await legsInRounds(product, scenario);
-	if (scenario.setup) printRecordValues(product, scenario.key, 'after the legs');
-	return Object.keys(counted)
-		.filter((side) => side !== OFF)
-		.map((side) => figureOf(scenario, side, counted));
-}
-
-/** A side beside Send without its record, round by round: ratios and differences. */
-function figureOf(scenario: Scenario, side: Side, counted: Record<Side, LegResult[]>): Figure {
-	const of = (name: keyof ProcessFigures | 'ms' | 'ids_exact' | 'ids_total', from: Side) =>
-		counted[from].map((result) => result[name]);
-	const extra: Record<string, number> = {};
-	for (const name of ['ms', 'main_cpu_s', 'main_peak_mib', 'main_rise_mib'] as const) {
-		const on = of(name, side);
-		const off = of(name, OFF);
-		if (name !== 'ms') {
-			extra[name] = median(on);
-			extra[`off_${name}`] = median(off);
-		}
-		extra[`added_${name}`] = median(on.map((value, round) => value - off[round]));
-	}
-	const numbers = scenario.key === 'record_campaign_100k' ? CAMPAIGN_ROWS : NUMBERS;
-	extra.added_ms_per_1000_numbers = (extra.added_ms * 1000) / numbers;
-	extra.added_cpu_s_per_1000_numbers = (extra.added_main_cpu_s * 1000) / numbers;
-	extra.main_cpu_ratio_median = median(roundRatios(of('main_cpu_s', side), of('main_cpu_s', OFF)));
-	extra.ids_exact = Math.min(...of('ids_exact', side));
-	extra.ids_total = median(of('ids_total', side));
-	const values = RECORD_SIZES[side];
+/** The interrupted campaign's workflows: its own (record on), the warm-up's and the rest's (off). */
+function interruptedScenario(): Scenario {
+	const { key, size } = INTERRUPTED;
+	const withCount = (on: boolean) => () => [...personalised(on, size), countOutcomes()];
 	return {
-		scenario: values === undefined ? scenario.key : `${scenario.key}_over_${side}`,
-		label:
-			values === undefined
-				? scenario.label
-				: scenario.label.replace('N values', `${grouped(values)} values`),
-		measured: of('ms', side),
-		baseline: of('ms', OFF),
-		extra,
+		key,
+		label: `personalised campaign (${grouped(size)}) from the editor, kill -9 half way, resumed, vs the rest with the record off`,
+		nodes: { [EDITOR]: withCount(true), [WARM_SIDE]: withCount(false), [REST]: withCount(false) },
+		check: batchIds,
 	};
 }
 
-/**
- * How many values each side's record holds, read in n8n's database (n8n shows its deduplication
- * store nowhere) with the sqlite3 program; said to be unknown without it.
- */
-function printRecordValues(product: Product, key: string, when: string): void {
-	const query =
-		"SELECT workflowId, json_array_length(value, '$.data') FROM processed_data ORDER BY workflowId";
-	const read = spawnSync('sqlite3', ['-readonly', '-separator', ' ', product.database, query], {
-		encoding: 'utf8',
-	});
-	if (read.status !== 0) {
-		console.log(
-			`  the records' sizes ${when}: unknown (sqlite3: ${read.error?.message ?? read.stderr})`,
-		);
-		return;
-	}
-	const sizes = read.stdout
-		.trim()
-		.split('\n')
-		.map((line) => line.split(' '))
-		.flatMap(([workflow, values]) => {
-			const side = Object.keys(RECORD_SIZES).find((one) => workflowIdOf(key, one) === workflow);
-			return side ? [`${side} ${grouped(Number(values))}`] : [];
-		});
-	console.log(`  values in the records ${when}: ${sizes.join(', ')}`);
+/** A run from the editor, timed and metered as the resumed run and the rest's run are. */
+async function timedEditorRun(product: Product, key: string, side: Side, body: JsonObject) {
+	const started = performance.now();
+	const metered = meter(product.server.pid as number);
+	const [answer] = await product.runInEditor(key, side, body);
+	const { main_peak_mib, main_cpu_s } = metered.stop();
+	return { ms: performance.now() - started, main_peak_mib, main_cpu_s, answer };
 }
 
+/** Numbers above the campaign's: a warm-up run that none of its counts see. */
+const warmBody = (size: number) => ({ ranges: [[size, size + WARM]] });
+
+/** The interrupted campaign, then the rest with the record off in a fresh n8n; one figure. */
+async function interrupted(): Promise<Figure> {
+	const scenario = interruptedScenario();
+	sayLoad(`${scenario.key} starts`);
+	let product = await startProduct([scenario]);
+	const outcome = await killedAndResumed(product, scenario).finally(() => product.stop());
+	sayLoad(`${scenario.key}: the rest, record off`);
+	product = await startProduct([scenario]);
+	const rest = await (async () => {
+		await product.sandboxed(() => product.runInEditor(scenario.key, WARM_SIDE, warmBody(0)));
+		return await product.sandboxed((sandbox) => restSent(product, sandbox, outcome.rest));
+	})().finally(() => product.stop());
+	const { resumed } = outcome;
+	console.log(
+		`[interrupted] the rest (${grouped(countOf(outcome.rest))} numbers) with the record off: ${seconds(rest.ms)}, main's peak ${grouped(rest.main_peak_mib)} MiB; resumed ${seconds(resumed.ms)}, ${grouped(resumed.main_peak_mib)} MiB`,
+	);
+	return {
+		scenario: scenario.key,
+		label: scenario.label,
+		measured: [resumed.ms],
+		baseline: [rest.ms],
+		extra: {
+			...outcome.extra,
+			main_peak_mib: resumed.main_peak_mib,
+			off_main_peak_mib: rest.main_peak_mib,
+			main_peak_added_pct: (resumed.main_peak_mib / rest.main_peak_mib - 1) * 100,
+		},
+	};
+}
+
+async function restSent(product: Product, sandbox: Sandbox, ranges: Ranges) {
+	const rest = await timedEditorRun(product, INTERRUPTED.key, REST, { ranges });
+	sentOnce(sandbox, [], countOf(ranges));
+	return rest;
+}
+
+const countOf = (ranges: Ranges) => ranges.reduce((sum, [from, to]) => sum + to - from, 0);
+
 /**
- * A campaign from the editor, `kill -9` of n8n once the sandbox has accepted half its numbers, n8n
- * started again and the campaign run again from the editor. One sandbox over both runs; the
- * numbers accepted so far are read from the account's credits (one message costs one credit).
+ * The campaign from the editor, `kill -9` of n8n once the sandbox has accepted half its numbers
+ * (read from the account's credits: one message, one credit), n8n started again, a warm-up run
+ * of another workflow, the campaign run again from the editor: one sandbox over all of it.
  */
-async function interruptedAndResumed(product: Product, interrupted: Interrupted): Promise<Figure> {
-	const { scenario, numbers, body } = interrupted;
+async function killedAndResumed(product: Product, scenario: Scenario) {
+	const { key, size } = INTERRUPTED;
 	return await product.sandboxed(async (sandbox) => {
+		await product.runInEditor(key, WARM_SIDE, warmBody(size));
 		const credits = sandbox.accounts()[0].credits;
 		const accepted = () => credits - sandbox.accounts()[0].credits;
-		const ownPeak = peakOfThisProcess();
 		const stopEcho = echoProgress(product);
-		const started = performance.now();
-		const firstMeter = meter(product.server.pid as number);
-		let ended: unknown;
-		const first = product.runInEditor(scenario.key, EDITOR, body).then(
-			(answer) => (ended = answer),
+		let ended = false;
+		const first = product.runInEditor(key, EDITOR).then(
+			() => (ended = true),
 			() => undefined, // n8n died under it
 		);
 		const halfWay = () => {
-			if (ended) throw new Error(`bench: ${scenario.key} ended before n8n was killed`);
-			return accepted() >= numbers / 2;
+			if (ended) throw new Error(`bench: ${key} ended before n8n was killed`);
+			return accepted() >= size / 2;
 		};
-		await waitUntil(halfWay, RUN_TIMEOUT_MS, `bench: ${scenario.key} half way`);
-		const acceptedAtKill = accepted();
-		const firstRun = { ms: performance.now() - started, ...firstMeter.stop() };
-		const killedAt = performance.now();
+		await waitUntil(halfWay, RUN_TIMEOUT_MS, `bench: ${key} half way`);
+		const atKill = accepted();
 		await product.crashAndRestart();
 		await first;
-		const restartMs = performance.now() - killedAt;
-		const acceptedAfterKill = accepted() - acceptedAtKill;
-
-		const resumedAt = performance.now();
-		const resumedMeter = meter(product.server.pid as number);
-		const [summary] = await product.runInEditor(scenario.key, EDITOR, body);
-		const resumed = { ms: performance.now() - resumedAt, ...resumedMeter.stop() };
-
-		const countedAt = performance.now();
-		const times = timesAccepted(sandbox, numbers);
-		const namedInDoubt = new Set((summary.in_doubt as string[]) ?? []);
-		const leftOutNotNamed = times.filter((n, i) => n === 0 && !namedInDoubt.has(numberAt(i)));
-		const inDoubtAccepted = times.filter((n, i) => n > 0 && namedInDoubt.has(numberAt(i)));
-		const spread = [0, 1, 2].map((n) => times.filter((t) => (n < 2 ? t === n : t >= n)).length);
-		const countMs = performance.now() - countedAt;
-		const benchPeak = ownPeak();
+		const beforeResume = timesAccepted(sandbox, size);
+		await product.runInEditor(key, WARM_SIDE, warmBody(size));
+		const resumed = await timedEditorRun(product, key, EDITOR, {});
 		stopEcho();
-
-		console.log(
-			`[interrupted] ${scenario.label}: kill -9 at ${grouped(acceptedAtKill)} accepted ` +
-				`(${grouped(acceptedAfterKill)} more accepted from requests on their way), restart, run again: ` +
-				`sent 0 / 1 / 2+ times: ${spread.map(grouped).join(' / ')}; named in doubt: ${grouped(namedInDoubt.size)} ` +
-				`(the sandbox had accepted ${grouped(inDoubtAccepted.length)} of them; left out and not named: ${grouped(leftOutNotNamed.length)}); the resumed run sent ${grouped(Number(summary.accepted))}, ` +
-				`held back ${grouped(Number(summary.sent_before))} as sent before. First run ${seconds(firstRun.ms)} to the kill ` +
-				`(main's peak ${grouped(firstRun.main_peak_mib)} MiB), restart ${seconds(restartMs)}, ` +
-				`resumed run ${seconds(resumed.ms)} (main's peak ${grouped(resumed.main_peak_mib)} MiB, ` +
-				`CPU ${resumed.main_cpu_s.toFixed(1)} s), counting ${seconds(countMs)}; ` +
-				`the bench process (sandbox) peak ${grouped(benchPeak)} MiB`,
-		);
-		return {
-			scenario: scenario.key,
-			label: scenario.label,
-			measured: [resumed.ms],
-			extra: {
-				accepted_at_kill: acceptedAtKill,
-				accepted_after_kill: acceptedAfterKill,
-				sent_0_times: spread[0],
-				sent_1_time: spread[1],
-				sent_2_or_more_times: spread[2],
-				named_in_doubt: namedInDoubt.size,
-				in_doubt_accepted: inDoubtAccepted.length,
-				left_out_not_named: leftOutNotNamed.length,
-				resumed_accepted: Number(summary.accepted),
-				resumed_sent_before: Number(summary.sent_before),
-				first_run_ms: firstRun.ms,
-				first_main_peak_mib: firstRun.main_peak_mib,
-				restart_ms: restartMs,
-				resumed_main_cpu_s: resumed.main_cpu_s,
-				resumed_main_peak_mib: resumed.main_peak_mib,
-				resumed_runner_peak_mib: resumed.runner_peak_mib,
-				bench_peak_mib: benchPeak,
-			},
-		};
+		const extra = countsAfterResume(sandbox, resumed.answer, size, atKill);
+		console.log(`[interrupted] ${scenario.label}: ${JSON.stringify(extra)}`);
+		return { resumed, extra, rest: unsent(beforeResume) };
 	});
+}
+
+/** How many numbers were sent 0, 1, 2+ times, and those the resumed run named in doubt. */
+function countsAfterResume(sandbox: Sandbox, summary: JsonObject, size: number, atKill: number) {
+	const times = timesAccepted(sandbox, size);
+	const namedInDoubt = new Set((summary.in_doubt as string[]) ?? []);
+	const count = (test: (n: number, i: number) => boolean) => times.filter(test).length;
+	return {
+		accepted_at_kill: atKill,
+		sent_0_times: count((n) => n === 0),
+		sent_1_time: count((n) => n === 1),
+		sent_2_or_more_times: count((n) => n >= 2),
+		named_in_doubt: namedInDoubt.size,
+		in_doubt_accepted: count((n, i) => n > 0 && namedInDoubt.has(numberAt(i))),
+		left_out_not_named: count((n, i) => n === 0 && !namedInDoubt.has(numberAt(i))),
+		resumed_accepted: Number(summary.accepted),
+		resumed_sent_before: Number(summary.sent_before),
+	};
+}
+
+/** The indices never accepted, as ranges: the body of the rest's run. */
+function unsent(times: readonly number[]): Ranges {
+	const ranges: Ranges = [];
+	times.forEach((n, i) => {
+		if (n > 0) return;
+		const last = ranges.at(-1);
+		if (last && last[1] === i) last[1] = i + 1;
+		else ranges.push([i, i + 1]);
+	});
+	return ranges;
 }
 
 /** Send's progress lines in n8n's log (every 30 s of a long run), said again here once a minute. */
@@ -431,17 +440,4 @@ function timesAccepted(sandbox: Sandbox, numbers: number): number[] {
 		sandbox.received().destinations.map(({ msisdn, accepted }) => [msisdn, accepted] as const),
 	);
 	return Array.from({ length: numbers }, (_, i) => accepted.get(numberAt(i)) ?? 0);
-}
-
-/** This process's peak resident set (the sandbox lives in it), MiB, sampled until called. */
-function peakOfThisProcess(): () => number {
-	let peak = process.memoryUsage.rss();
-	const sampler = setInterval(
-		() => (peak = Math.max(peak, process.memoryUsage.rss())),
-		250,
-	).unref();
-	return () => {
-		clearInterval(sampler);
-		return Math.max(peak, process.memoryUsage.rss()) / 2 ** 20;
-	};
 }
