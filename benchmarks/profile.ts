@@ -21,7 +21,7 @@
  * the package's own code (nodes/, credentials/); from/to keep the samples of that window (ms
  * after the profile started: `n8n` prints when its legs ran, so that n8n's start is left out).
  * `n8n` starts the product as benchmarks/n8nStart.ts does, with one scenario of product.ts or
- * record.ts (its setup included: a record is filled first), and runs one side's leg (default 3
+ * record.ts (each leg sized as that scenario says), and runs one side's leg (default 3
  * times; `all` runs every side of every scenario of product.ts), printing each leg's figures.
  */
 import { readFileSync } from 'node:fs';
