@@ -8,11 +8,10 @@
  * outcome written back: every row that was sent has its batch id and a status, the one row in
  * doubt says so, and nobody got the reminder twice.
  */
-import type { QueuedFault } from '../sandbox/server';
 import { nodeRuns, type JsonObject } from '../scripts/n8n/runData';
 import { settled, type N8nServer } from '../scripts/n8n/server';
 import { contactsCampaign, SEND_NODE_NAME, STATUS_NODE_NAME } from '../scripts/n8n/workflows';
-import { startHarness, type Harness } from './harness';
+import { faultAt, startHarness, type Harness } from './harness';
 
 const ROWS = 300;
 let harness: Harness;
@@ -43,11 +42,6 @@ beforeAll(async () => {
 	n8n = await harness.n8n.startServerAsOwner();
 }, 240_000);
 afterAll(() => harness?.stop());
-
-function faultAt(n: number, fault: QueuedFault): void {
-	harness.sandbox.setFaults({});
-	harness.sandbox.queueFaults(...Array<QueuedFault>(n - 1).fill('none'), fault);
-}
 
 /** How many times the sandbox accepted each number of a campaign: 0, 1 and 2 or more. */
 function spread(prefix: string): [number, number, number] {
@@ -93,7 +87,7 @@ function expectEveryRowFollowed(execution: JsonObject): void {
 test('failed half way and retried, then Get Delivery Status: every row that was sent has a status', async () => {
 	await n8n.activateWorkflow('deliveryRetried');
 	await n8n.waitForWebhook(`${n8n.baseUrl}/webhook/delivery-retried`);
-	faultAt(151, 'error500');
+	faultAt(harness.sandbox, 151, 'error500');
 	await fetch(`${n8n.baseUrl}/webhook/delivery-retried`, { method: 'POST' });
 	const failed = await newest('deliveryRetried');
 	expect(failed).toMatchObject({ mode: 'webhook', status: 'error' });
@@ -105,7 +99,7 @@ test('failed half way and retried, then Get Delivery Status: every row that was 
 });
 
 test('failed half way and run again from the editor: every row sent before keeps the batch id that took it', async () => {
-	faultAt(151, 'error500');
+	faultAt(harness.sandbox, 151, 'error500');
 	const firstId = await n8n.runManually('deliveryAgain');
 	await n8n.waitForExecutions('deliveryAgain', settled(1), 120_000);
 	const resumedId = await n8n.runManually('deliveryAgain');

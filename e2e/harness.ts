@@ -8,7 +8,7 @@
  * credential the examples refer to. Everything is stopped by `stop()`.
  */
 import type { SandboxOptions } from '../sandbox/options';
-import { startSandbox, type Sandbox } from '../sandbox/server';
+import { startSandbox, type QueuedFault, type Sandbox } from '../sandbox/server';
 import { N8nInstance } from '../scripts/n8n/instance';
 import { credential } from '../scripts/n8n/workflows';
 import { sandboxAccount } from '../scripts/n8n/service';
@@ -40,4 +40,10 @@ export async function startHarness(sandboxOptions = FROZEN): Promise<Harness> {
 		await stop();
 		throw error;
 	}
+}
+
+/** The nth request to reach the sandbox from now on meets this fault, with no other fault on. */
+export function faultAt(sandbox: Sandbox, n: number, fault: QueuedFault): void {
+	sandbox.setFaults({});
+	sandbox.queueFaultAt(n, fault);
 }

@@ -10,7 +10,6 @@
  * of one campaign at once that all end, a mistyped number that fails the run, a number in doubt
  * where the user looks first and resent in one step.
  */
-import type { QueuedFault } from '../sandbox/server';
 import { nodeRuns, type JsonObject } from '../scripts/n8n/runData';
 import { settled, type N8nServer } from '../scripts/n8n/server';
 import {
@@ -21,7 +20,7 @@ import {
 	SEND_NODE_NAME,
 	WEBHOOK_NODE_NAME,
 } from '../scripts/n8n/workflows';
-import { startHarness, type Harness } from './harness';
+import { faultAt, startHarness, type Harness } from './harness';
 
 let harness: Harness;
 let n8n: N8nServer;
@@ -126,11 +125,6 @@ function spread(numbers: readonly string[]): [number, number, number] {
 	];
 }
 
-function faultAt(n: number, fault: QueuedFault): void {
-	harness.sandbox.setFaults({});
-	harness.sandbox.queueFaults(...Array<QueuedFault>(n - 1).fill('none'), fault);
-}
-
 async function post(path: string): Promise<number> {
 	return (await fetch(`${n8n.baseUrl}/webhook/${path}`, { method: 'POST' })).status;
 }
@@ -172,7 +166,7 @@ function said(row: string, what: string): void {
 
 test('a reminder campaign started by a webhook fails at request 151; run again from the editor, then a Retry of the failed execution: nobody twice', async () => {
 	await activate('intentReminder', 'intent-reminder');
-	faultAt(151, 'error500');
+	faultAt(harness.sandbox, 151, 'error500');
 	expect(await post('intent-reminder')).toBe(500);
 	const failed = await newest('intentReminder');
 	expect(failed).toMatchObject({ mode: 'webhook', status: 'error' });
@@ -270,7 +264,7 @@ test('one on-call number mistyped among three typed in Send: the others get it, 
 });
 
 test('a 500 on one patient under Continue On Fail: Needs Action holds the patient; set Numbers In Doubt to Resend and run again: once, nobody twice', async () => {
-	faultAt(4, 'error500');
+	faultAt(harness.sandbox, 4, 'error500');
 	const first = await fromEditor('intentPatients');
 	expect(first.status).toBe('success');
 	expect(sendItems(first, 1).map((item) => item.send_outcome)).toEqual(['unknown']);

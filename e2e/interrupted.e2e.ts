@@ -10,7 +10,6 @@
  * from the editor; Execute step on a later step after an upstream edit). Each number is counted at the sandbox:
  * nobody twice, nobody left out but the numbers the resumed run names as in doubt.
  */
-import type { QueuedFault } from '../sandbox/server';
 import type { Json, JsonObject } from '../scripts/n8n/runData';
 import { nodeRuns, nodeTasks } from '../scripts/n8n/runData';
 import { settled, type N8nServer } from '../scripts/n8n/server';
@@ -23,7 +22,7 @@ import {
 	type SendSetup,
 	type Start,
 } from '../scripts/n8n/workflows';
-import { startHarness, type Harness } from './harness';
+import { faultAt, startHarness, type Harness } from './harness';
 
 const COUNT = 1000;
 /** Send's default Concurrent Requests: what n8n's end may leave in doubt, one number a request. */
@@ -68,12 +67,6 @@ beforeAll(async () => {
 	n8n = await harness.n8n.startServerAsOwner();
 }, 240_000);
 afterAll(() => harness?.stop());
-
-/** The nth request to reach the sandbox from now on meets this fault. */
-function faultAt(n: number, fault: QueuedFault): void {
-	harness.sandbox.setFaults({});
-	harness.sandbox.queueFaults(...Array<QueuedFault>(n - 1).fill('none'), fault);
-}
 
 /** How many times the sandbox accepted each number of the scenario. */
 function acceptances({ prefix }: Scenario): number[] {
@@ -193,7 +186,7 @@ describe('a 500 at row 500 stops the run', () => {
 	])(
 		'Retry with %s, then a second Retry of the same execution: nobody twice',
 		async (which, s, load) => {
-			faultAt(500, 'error500');
+			faultAt(harness.sandbox, 500, 'error500');
 			const failed = await run(s);
 			expect(failed.status).toBe('error');
 
@@ -212,7 +205,7 @@ describe('a 500 at row 500 stops the run', () => {
 	);
 
 	test('running the workflow again sends the rest and names the number in doubt', async () => {
-		faultAt(500, 'error500');
+		faultAt(harness.sandbox, 500, 'error500');
 		expect((await run(runAgain)).status).toBe('error');
 		const resumed = await run(runAgain);
 		expect(resumed.status).toBe('success');
@@ -226,7 +219,7 @@ describe('a 500 at row 500 stops the run', () => {
 });
 
 test('a connection broken after the service took request 500: run again, nobody twice', async () => {
-	faultAt(500, 'dropAfter');
+	faultAt(harness.sandbox, 500, 'dropAfter');
 	expect((await run(broken)).status).toBe('error');
 	const resumed = await run(broken);
 	expect(spread(broken)).toEqual([0, COUNT, 0]);
@@ -236,7 +229,7 @@ test('a connection broken after the service took request 500: run again, nobody 
 });
 
 test('Continue On Fail, a 500 at row 498: the run succeeds, Retry is refused, running again sends nobody twice', async () => {
-	faultAt(498, 'error500');
+	faultAt(harness.sandbox, 498, 'error500');
 	const first = await run(continued);
 	expect(first.status).toBe('success');
 	expect((await n8n.retry(String(first.id), false)).status).toBe(409);
@@ -270,7 +263,7 @@ test('a webhook-started campaign, a 500 at row 500: Retry with the original, the
 	await n8n.activateWorkflow(hooked.id);
 	const url = `${n8n.baseUrl}/webhook/${HOOK_PATH}`;
 	await n8n.waitForWebhook(url);
-	faultAt(500, 'error500');
+	faultAt(harness.sandbox, 500, 'error500');
 	await fetch(url, { method: 'POST' }); // answered once the run has failed
 	const failed = await latest(hooked);
 	expect(failed).toMatchObject({ mode: 'webhook', status: 'error' });

@@ -118,6 +118,11 @@ export class Faults {
 		this.queued.push(...kinds);
 	}
 
+	/** The nth /api request after those already queued meets `kind`; the ones before it pass. */
+	queueAt(n: number, kind: QueuedFault): void {
+		this.queue([...Array<QueuedFault>(n - 1).fill('none'), kind]);
+	}
+
 	get latencyMs(): number {
 		return this.options.latencyMs;
 	}

@@ -60,6 +60,8 @@ export interface Sandbox {
 	setFaults(faults: Partial<FaultOptions>): void;
 	/** Faults for the next /api requests, in order (deterministic tests); 'none' passes one. */
 	queueFaults(...kinds: QueuedFault[]): void;
+	/** The nth /api request after those already queued meets this fault; the ones before pass. */
+	queueFaultAt(n: number, kind: QueuedFault): void;
 	/** Every accepted batch and how many times each destination was accepted. */
 	received(account?: string): Received;
 	/** The last 1000 requests to /api, oldest first. */
@@ -412,6 +414,7 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
 		setNow: (ms) => core.setNow(ms),
 		setFaults: (faults) => core.setFaults(faults),
 		queueFaults: (...kinds) => core.faults.queue(kinds),
+		queueFaultAt: (n, kind) => core.faults.queueAt(n, kind),
 		received: (account) => core.received(account),
 		requests: () => core.requests(),
 		inFlight: () => server.inFlight.view(),

@@ -68,6 +68,14 @@ it('queued faults come in order, then normal service resumes', async () => {
 	expect(credits()).toBe(999);
 });
 
+it('a fault queued at the nth request: the ones before it pass, and it follows those already queued', async () => {
+	sb.queueFaults('error429');
+	sb.queueFaultAt(3, 'error500');
+	const statuses = [];
+	for (let i = 0; i < 5; i++) statuses.push((await send(sb, hi)).status);
+	expect(statuses).toEqual([429, 200, 200, 500, 200]);
+});
+
 it('faults apply to get_status too', async () => {
 	const batch = await sendOk(sb, hi);
 	sb.queueFaults('error500');

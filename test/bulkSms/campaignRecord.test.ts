@@ -35,7 +35,7 @@ import {
 	stopTheClock,
 } from '../engine/harness';
 import { STEP } from '../../nodes/BulkSms/operations/send/record/facts';
-import { startSandbox, type QueuedFault, type Sandbox } from '../../sandbox/server';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { credentialsFor, getStatus, items, line, send, trigger } from './workflow';
 
 let sandbox: Sandbox;
@@ -112,11 +112,6 @@ function spread(times: number[]): [number, number, number] {
 		times.filter((t) => t === 1).length,
 		times.filter((t) => t > 1).length,
 	];
-}
-
-/** The nth request to reach the sandbox from now on meets this fault. */
-function faultAt(n: number, fault: QueuedFault) {
-	sandbox.queueFaults(...Array<QueuedFault>(n - 1).fill('none'), fault);
 }
 
 /** The number whose request met an injected fault. */
@@ -199,12 +194,12 @@ describe('every new occurrence of a recurring workflow reaches every valid numbe
 		// 1: a bad number on the list; 2: the first request answered 500; 3: refused (no credits);
 		// 4: the connection broke after the service took it.
 		await alert.run(options, 'webhook', CONTINUE);
-		faultAt(1, 'error500');
+		sandbox.queueFaultAt(1, 'error500');
 		await alert.run(options, 'webhook', CONTINUE);
 		await sandbox.upsertAccount({ username: 'demo', credits: 0 });
 		await alert.run(options, 'webhook', CONTINUE);
 		await sandbox.upsertAccount({ username: 'demo', credits: 100 });
-		faultAt(1, 'dropAfter');
+		sandbox.queueFaultAt(1, 'dropAfter');
 		await alert.run(options, 'webhook', CONTINUE);
 		const last = outputOf(await alert.run(options, 'webhook', CONTINUE), 'Send');
 		// Accepted by the first, the fourth (taken before the break) and the fifth alert.
@@ -262,7 +257,7 @@ describe('an interrupted campaign is resumed, never resent', () => {
 	it('a 500 stops a production run; a Retry, and a second Retry of it, send only the rest', async () => {
 		const rows = contacts(30);
 		const c = workflow(rows);
-		faultAt(10, 'error500');
+		sandbox.queueFaultAt(10, 'error500');
 		const failed = await c.run({}, 'trigger');
 		expect(errorOf(failed, 'Send')?.message).toMatch(/500/);
 		const retried = await c.retry(failed);
@@ -280,7 +275,7 @@ describe('an interrupted campaign is resumed, never resent', () => {
 	it('a Retry with the workflow as saved since (other options, the same text) resumes too', async () => {
 		const rows = contacts(6);
 		const c = workflow(rows);
-		faultAt(3, 'error500');
+		sandbox.queueFaultAt(3, 'error500');
 		const failed = await c.run({ concurrency: 1 }, 'webhook');
 		expect(errorOf(failed, 'Send')).toBeDefined();
 		await c.retry(failed, { concurrency: 4, output: 'destination' });
@@ -290,7 +285,7 @@ describe('an interrupted campaign is resumed, never resent', () => {
 	it('a 500 in the editor: running it again from the editor sends only the rest', async () => {
 		const rows = contacts(40);
 		const c = workflow(rows);
-		faultAt(20, 'error500');
+		sandbox.queueFaultAt(20, 'error500');
 		expect(errorOf(await c.run(), 'Send')?.message).toMatch(/500/);
 		const again = await c.run();
 		expect(errorOf(again, 'Send')).toBeUndefined();
@@ -306,7 +301,7 @@ describe('an interrupted campaign is resumed, never resent', () => {
 	it('a connection broken after the service took a request: that number is in doubt, not resent', async () => {
 		const rows = contacts(20);
 		const c = workflow(rows);
-		faultAt(8, 'dropAfter');
+		sandbox.queueFaultAt(8, 'dropAfter');
 		expect(errorOf(await c.run(), 'Send')?.message).toMatch(/unknown/i);
 		const taken = faulted();
 		const again = outputOf(await c.run(), 'Send');
@@ -320,7 +315,7 @@ describe('an interrupted campaign is resumed, never resent', () => {
 	it('under Continue On Fail the editor run succeeds; running it again sends nothing twice', async () => {
 		const rows = contacts(30);
 		const c = workflow(rows);
-		faultAt(15, 'error500');
+		sandbox.queueFaultAt(15, 'error500');
 		const first = outputOf(await c.run({}, 'manual', CONTINUE), 'Send');
 		expect(outcomes(first).filter((o) => o === 'unknown')).toHaveLength(1);
 		const again = outputOf(await c.run({}, 'manual', CONTINUE), 'Send');
@@ -360,7 +355,7 @@ describe('an interrupted campaign is resumed, never resent', () => {
 	it('a failed production run, run again from the editor, then retried: nobody twice', async () => {
 		const rows = contacts(30);
 		const c = workflow(rows);
-		faultAt(12, 'error500');
+		sandbox.queueFaultAt(12, 'error500');
 		const failed = await c.run({}, 'webhook');
 		expect(errorOf(failed, 'Send')).toBeDefined();
 		const fromEditor = outputOf(await c.run(), 'Send');
@@ -412,7 +407,7 @@ describe('an interrupted campaign is resumed, never resent', () => {
 		const rows = contacts(30).map(({ phone }) => ({ name: 'all', phone }));
 		const c = workflow(rows, 'Sale today');
 		const combined = { combineItems: true, maxPerRequest: 10, concurrency: 1 };
-		faultAt(2, 'error500');
+		sandbox.queueFaultAt(2, 'error500');
 		expect(errorOf(await c.run(combined), 'Send')).toBeDefined();
 		const output = outputOf(await c.run(combined), 'Send');
 		expect(output[1].json.reason).toMatch(/the service answered with an error/);
@@ -429,7 +424,7 @@ describe('what a run that holds back says', () => {
 	it('One Item per Destination: sent before and in doubt are outcomes of their own, with true reasons', async () => {
 		const rows = contacts(6);
 		const c = workflow(rows);
-		faultAt(4, 'error500');
+		sandbox.queueFaultAt(4, 'error500');
 		await c.run({ output: 'destination', concurrency: 1 });
 		const output = outputOf(await c.run({ output: 'destination' }), 'Send');
 		expect(output.map((row) => [row.pairedItem, row.json.msisdn, row.json.send_outcome])).toEqual(
@@ -479,7 +474,7 @@ describe('what a run that holds back says', () => {
 		const rows = [...contacts(3), { name: 'Typo', phone: '4477009O0000' }];
 		const c = workflow(rows);
 		const options = { output: 'destination', concurrency: 1, doNotSendTo: rows[2].phone };
-		faultAt(2, 'error500');
+		sandbox.queueFaultAt(2, 'error500');
 		const first = await c.run(options, 'manual', CONTINUE);
 		const needsAction = (run: IRun) =>
 			outputOf(run, 'Send', 1).map((row) => [row.pairedItem, row.json.send_outcome]);
@@ -498,7 +493,7 @@ describe('what a run that holds back says', () => {
 	it('the run gives n8n a hint that says how many it held back, and what to do', async () => {
 		const rows = contacts(3);
 		const c = workflow(rows);
-		faultAt(3, 'error500');
+		sandbox.queueFaultAt(3, 'error500');
 		await c.run({ concurrency: 1 });
 		const run = await c.run();
 		const [task] = run.data.resultData.runData.Send;
@@ -515,7 +510,7 @@ describe('what a run that holds back says', () => {
 	it('Get Delivery Status reads the batch of every row sent before, and passes the row in doubt through', async () => {
 		const rows = contacts(4);
 		const c = workflow(rows);
-		faultAt(3, 'error500');
+		sandbox.queueFaultAt(3, 'error500');
 		await c.run({ concurrency: 1 });
 		const followed = line(...c.spec().nodes, getStatus({}));
 		const result = await runWorkflow({ ...c.spec(), ...followed });
@@ -552,7 +547,7 @@ describe('a Campaign Key', () => {
 	it('makes production runs one campaign: the same key resumes, a new key sends', async () => {
 		const rows = contacts(3);
 		const c = workflow(rows, 'Spring sale');
-		faultAt(2, 'error500');
+		sandbox.queueFaultAt(2, 'error500');
 		await c.run({ campaign: 'spring', concurrency: 1 }, 'webhook');
 		await c.run({ campaign: 'spring' }, 'webhook');
 		expect(acceptances(rows)).toEqual([1, 0, 1]);
@@ -608,7 +603,7 @@ describe('the record at campaign scale', () => {
 		const rows = contacts(700, 7_000);
 		const c = workflow(rows);
 		const keyed = { campaign: 'spring' };
-		faultAt(300, 'error500');
+		sandbox.queueFaultAt(300, 'error500');
 		expect(errorOf(await c.run(keyed, 'webhook'), 'Send')).toBeDefined();
 		const again = outputOf(await c.run(keyed, 'webhook'), 'Send');
 		expect(spread(acceptances(rows))).toEqual([1, 699, 0]);
@@ -622,7 +617,7 @@ describe('the record at campaign scale', () => {
 	it('a run from the editor resumes a run that left a number in doubt past its checkpoints (Continue On Fail)', async () => {
 		const rows = contacts(300, 9_000);
 		const c = workflow(rows);
-		faultAt(198, 'error500');
+		sandbox.queueFaultAt(198, 'error500');
 		await c.run({}, 'manual', CONTINUE);
 		const again = outputOf(await c.run({}, 'manual', CONTINUE), 'Send');
 		expect(spread(acceptances(rows))).toEqual([1, 299, 0]);
@@ -634,7 +629,7 @@ describe('the record at campaign scale', () => {
 		const rows = contacts(400, 8_000).map(({ phone }) => ({ name: 'all', phone }));
 		const c = workflow(rows, 'Sale today');
 		const combined = { campaign: 'sale', combineItems: true, maxPerRequest: 1, concurrency: 1 };
-		faultAt(51, 'error500');
+		sandbox.queueFaultAt(51, 'error500');
 		// Continue On Fail: the send's later requests are not sent, and the run ends.
 		await c.run(combined, 'webhook', CONTINUE);
 		expect(spread(acceptances(rows))).toEqual([350, 50, 0]);
@@ -704,7 +699,7 @@ describe('the record', () => {
 	it('a Retry resumes however old the record, unless another run has emptied it since: then it says so', async () => {
 		const rows = contacts(3);
 		const c = workflow(rows);
-		faultAt(3, 'error500');
+		sandbox.queueFaultAt(3, 'error500');
 		const failed = await c.run({ concurrency: 1 }, 'trigger');
 		const later = Date.now() + 100 * 3_600_000;
 		jest.spyOn(Date, 'now').mockReturnValue(later);
