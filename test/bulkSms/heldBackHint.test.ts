@@ -37,7 +37,7 @@ test.each<[string, SendResults[], RegExp | undefined]>([
 				{ ...before, laterStep: 'Get Status' },
 			]),
 		],
-		/^n8n ran Send again only on the way to "Get Status"[^]*nothing was sent \(2 number\(s\)\)\. To send, execute Send itself, or the whole workflow\.$/,
+		/^n8n ran Send again only on the way to "Get Status"[^]*nothing was sent \(2 number\(s\)\); to send, execute Send itself or the whole workflow\.$/,
 	],
 ])('%s', (_, sent, said) => {
 	const hint = heldBackHint(sent);

@@ -26,7 +26,7 @@ const UNKNOWN: Record<UnknownCause | 'stillSending', string> = {
 
 /** Why a number was not sent now, in words true to what Send knows. */
 export function heldReason(held: HeldNumber, campaign: Campaign | undefined): string {
-	if (held.state === 'not sent') return `not sent: ${laterStepWords(held.laterStep)}`;
+	if (held.state === 'not sent') return `not sent: ${laterStepWords(held.laterStep)}; ${TO_SEND}`;
 	const by = campaign?.label ?? 'an earlier run';
 	const execution = held.execution ? `execution ${held.execution}` : undefined;
 	if (held.state === 'in doubt') {
@@ -36,13 +36,16 @@ export function heldReason(held: HeldNumber, campaign: Campaign | undefined): st
 		? `batch ${held.batchId}${held.batchFromRow ? ', as the row says' : ''}`
 		: "its batch id is not known here (it was sent by another n8n process, or before n8n restarted): see that run's output";
 	const facts = [execution, batch].filter(Boolean).join(', ');
-	if (held.laterStep) return `sent before (${facts}). ${laterStepWords(held.laterStep)}`;
+	if (held.laterStep)
+		return `sent before (${facts}). ${laterStepWords(held.laterStep)}; ${TO_SEND}`;
 	return `sent before: accepted earlier in ${by} (${facts})`;
 }
 
 function laterStepWords(laterStep = 'a later step'): string {
-	return `n8n ran Send again only on the way to "${laterStep}", the step you executed, so nothing was sent; to send, execute Send itself or the whole workflow`;
+	return `n8n ran Send again only on the way to "${laterStep}", the step you executed, so nothing was sent`;
 }
+
+const TO_SEND = 'to send, execute Send itself or the whole workflow';
 
 /**
  * What the run did not send now, for a hint on Send (execute.ts): numbers sent before, numbers in
@@ -52,7 +55,7 @@ export function heldBackHint(sent: readonly SendResults[]): string | undefined {
 	const held = sent.flatMap(({ results }) => results.flatMap((r) => ('held' in r ? r.held : [])));
 	const laterStep = held.find((number) => number.laterStep)?.laterStep;
 	if (laterStep !== undefined) {
-		return `n8n ran Send again only on the way to "${laterStep}", the step you executed after changing a step before Send: nothing was sent (${count(held.length)} number(s)). To send, execute Send itself, or the whole workflow.`;
+		return `${laterStepWords(laterStep)} (${count(held.length)} number(s)); ${TO_SEND}.`;
 	}
 	const before = held.filter((number) => number.state === 'sent before').length;
 	const doubt = held.length - before;

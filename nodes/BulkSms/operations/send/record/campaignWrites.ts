@@ -53,10 +53,7 @@ export class CampaignWrites {
 		for (const end of earlier.dirtySegments) this.present.add(dirty(name, positions.prefix(end)));
 		for (const [i, facts] of earlier.facts) {
 			for (const fact of facts) this.present.add(fact);
-			if (i >= this.base) continue;
-			const end = (Math.floor(i / STEP) + 1) * STEP;
-			const segment = this.exceptionsBehind.get(end) ?? new Set<number>();
-			this.exceptionsBehind.set(end, segment.add(i));
+			if (i < this.base) this.exceptionBehind(i);
 		}
 	}
 
@@ -137,8 +134,9 @@ export class CampaignWrites {
 			const request = this.requests.get(i)!;
 			const kept = this.finalFacts(i, request.settled!);
 			exceptions ||= kept.length > 0;
-			add.push(...kept.filter((fact) => !request.facts.has(fact)));
-			remove.push(...[...request.facts].filter((fact) => !kept.includes(fact)));
+			const change = factsChange(request.facts, kept);
+			add.push(...change.add);
+			remove.push(...change.remove);
 		}
 		if (exceptions) add.push(dirty(this.name, this.positions.prefix(end)));
 		return { add, remove, end };
@@ -156,8 +154,7 @@ export class CampaignWrites {
 				continue;
 			}
 			request.facts = new Set(this.finalFacts(i, request.settled!));
-			const segment = this.exceptionsBehind.get(end) ?? new Set<number>();
-			this.exceptionsBehind.set(end, segment.add(i));
+			this.exceptionBehind(i);
 		}
 		this.base = end;
 		this.positions.forgetBefore(end);
@@ -193,6 +190,12 @@ export class CampaignWrites {
 		return request;
 	}
 
+	/** Request i, behind the checkpoint, keeps exception facts in its segment. */
+	private exceptionBehind(i: number): void {
+		const end = segmentEnd(i);
+		this.exceptionsBehind.set(end, (this.exceptionsBehind.get(end) ?? new Set<number>()).add(i));
+	}
+
 	/** The facts a settled request keeps behind a checkpoint: none when accepted. */
 	private finalFacts(i: number, settled: Settled): string[] {
 		const h = this.positions.hash(i);
@@ -205,10 +208,9 @@ export class CampaignWrites {
 	private settleBehind(i: number, settled: Settled): { add: string[]; remove: string[] } {
 		const request = this.request(i);
 		const kept = this.finalFacts(i, settled);
-		const add = kept.filter((fact) => !request.facts.has(fact));
-		const remove = [...request.facts].filter((fact) => !kept.includes(fact));
+		const { add, remove } = factsChange(request.facts, kept);
 		request.facts = new Set(kept);
-		const end = (Math.floor(i / STEP) + 1) * STEP;
+		const end = segmentEnd(i);
 		const segment = this.exceptionsBehind.get(end);
 		if (kept.length === 0) segment?.delete(i);
 		if (segment?.size === 0) {
@@ -217,6 +219,19 @@ export class CampaignWrites {
 		}
 		return { add, remove };
 	}
+}
+
+/** The end of the segment of STEP requests that request i is in. */
+function segmentEnd(i: number): number {
+	return (Math.floor(i / STEP) + 1) * STEP;
+}
+
+/** What to write and take away so that a request's facts become `kept`. */
+function factsChange(facts: ReadonlySet<string>, kept: readonly string[]) {
+	return {
+		add: kept.filter((fact) => !facts.has(fact)),
+		remove: [...facts].filter((fact) => !kept.includes(fact)),
+	};
 }
 
 interface Request {
