@@ -170,7 +170,8 @@ describe('n8n execute of examples/sheet-campaign.json', () => {
 			const handle = page.locator(
 				'[data-test-id="canvas-node-output-handle"][data-node-name="Send SMS"][data-index="1"]',
 			);
-			await handle.waitFor({ timeout: 60_000 });
+			// The label comes first, the count once the execution's data is read: wait for a count.
+			await handle.filter({ hasText: /\d+ items?/ }).waitFor({ timeout: 60_000 });
 			await page.screenshot({ path: path.join(ARTIFACTS, 'sheet-campaign-needs-action.png') });
 			expect(await handle.innerText()).toMatch(/Needs Action[^]*2 items/);
 		});
