@@ -599,6 +599,15 @@ describe('the record at campaign scale', () => {
 		expect(widestLarge).toBeLessThanOrEqual(widestSmall * 2);
 	});
 
+	it('the largest Concurrent Requests keeps that many on their way: claims never wait for a checkpoint', async () => {
+		await sandbox.stop();
+		sandbox = await startSandbox({ timeScale: 0, faults: { latencyMs: 40 } });
+		const rows = contacts(300, 8_000);
+		await workflow(rows).run({ campaign: 'wide', concurrency: 32 });
+		expect(spread(acceptances(rows))).toEqual([0, 300, 0]);
+		expect(sandbox.inFlight().max).toBe(32);
+	});
+
 	it('a campaign stopped past many checkpoints resumes where it stopped: nobody twice, one in doubt', async () => {
 		const rows = contacts(700, 7_000);
 		const c = workflow(rows);
