@@ -169,9 +169,11 @@ function merge(send: Send, itemSend: ItemSend): void {
 function dropRepeats(sends: Send[]): void {
 	const firstItem = new Map<string, number>();
 	for (const send of sends) {
+		// The text once per send: a number (digits only) and its send's text, apart by a newline.
+		const sameText = `\n${JSON.stringify([send.campaign, send.message])}`;
 		const kept: string[] = [];
 		for (const destination of send.destinations) {
-			const key = JSON.stringify([send.campaign, send.message, destination]);
+			const key = destination + sameText;
 			const earlier = firstItem.get(key);
 			const item = itemOf(send, destination);
 			if (earlier === undefined) {
