@@ -30,7 +30,7 @@ import { createHash } from 'crypto';
 
 /**
  * Requests between two checkpoints. Small, because n8n reads, rewrites and traces the whole record
- * on every call: 32 keeps a call under about 200 values, and the record's cost on n8n's main thread
+ * on every call: 32 keeps a call at about 200 values, and the record's cost on n8n's main thread
  * a third of what 128 cost (docs/benchmarks.md, "Send's record"). A run claims up to two segments
  * ahead, so 2 · STEP must stay above the largest Concurrent Requests (32).
  */
