@@ -232,8 +232,12 @@ async function leg(
 		const figures = measuring.stop();
 		// Under load n8n can miss its own database ping and refuse calls until the next one.
 		if (status === 503 && text.includes('Database is not ready') && attempt < 5) continue;
+		// The execution's error is in n8n's log: this n8n and its database go when the bench ends.
 		if (status !== 200)
-			throw new Error(`bench: ${scenario.key} (${side}) answered ${status}: ${text.slice(0, 500)}`);
+			throw new Error(
+				`bench: ${scenario.key} (${side}) answered ${status}: ${text.slice(0, 500)}\n` +
+					`n8n's log, its end:\n${server.log.slice(-4000)}`,
+			);
 		return { ms, ...figures, ...checked(scenario, sandbox, text) };
 	}
 }
