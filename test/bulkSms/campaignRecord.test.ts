@@ -601,7 +601,7 @@ describe('the record at campaign scale', () => {
 
 	it('the largest Concurrent Requests keeps that many on their way: claims never wait for a checkpoint', async () => {
 		await sandbox.stop();
-		sandbox = await startSandbox({ timeScale: 0, faults: { latencyMs: 40 } });
+		sandbox = await startSandbox({ timeScale: 0, faults: { latencyMs: 200 } });
 		const rows = contacts(300, 8_000);
 		await workflow(rows).run({ campaign: 'wide', concurrency: 32 });
 		expect(spread(acceptances(rows))).toEqual([0, 300, 0]);
